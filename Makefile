@@ -1,0 +1,37 @@
+# HumChess. `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+ORT_DIR := $(CURDIR)/build/onnxruntime
+ORT_LIB := $(ORT_DIR)/libonnxruntime.so.1
+export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
+
+.PHONY: help build run test test-short bench onnxruntime fmt vet
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+onnxruntime: $(ORT_LIB) ## install the ONNX Runtime 1.24.1 shared library into build/onnxruntime (from npm, sha256-checked)
+
+$(ORT_LIB):
+	./scripts/install-onnxruntime.sh $(ORT_DIR)
+
+build: ## build bin/humchess
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/humchess ./cmd/humchess
+
+run: build onnxruntime ## run the engine (UCI on stdin/stdout) on its embedded net
+	./bin/humchess
+
+test: onnxruntime ## run all tests (the README's test command)
+	$(GO) vet ./...
+	$(GO) test ./...
+
+test-short: ## run the quick tests only
+	$(GO) test -short ./...
+
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fmt: ## gofmt everything
+	gofmt -w $$(git ls-files '*.go')

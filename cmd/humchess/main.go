@@ -1,0 +1,22 @@
+// Command humchess is the HumChess engine: with no arguments it speaks UCI on
+// stdin/stdout; its tools are subcommands.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+var version = "dev"
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "version", "--version", "-version":
+			fmt.Println("humchess", version)
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "humchess: UCI not wired yet")
+	os.Exit(2)
+}
