@@ -7,7 +7,7 @@ ORT_DIR := $(CURDIR)/build/onnxruntime
 ORT_LIB := $(ORT_DIR)/libonnxruntime.so.1
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 
-.PHONY: help build run test test-short bench onnxruntime fmt vet
+.PHONY: help build run test test-short bench onnxruntime fmt vet gotch train-build train-test train-bench
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -35,3 +35,20 @@ bench: ## run the benchmarks
 
 fmt: ## gofmt everything
 	gofmt -w $$(git ls-files '*.go')
+
+gotch: build/gotch/.stamp ## patch gotch v0.9.1 for the local libtorch into build/gotch and build it (needs libtorch-dev)
+
+build/gotch/.stamp: scripts/patch-gotch.sh
+	./scripts/patch-gotch.sh build/gotch
+
+TRAIN_ENV := OMP_NUM_THREADS=$${OMP_NUM_THREADS:-$$(nproc)} LD_PRELOAD=$${LD_PRELOAD:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2} MALLOC_CONF=$${MALLOC_CONF:-dirty_decay_ms:-1,muzzy_decay_ms:-1}
+
+train-build: gotch ## build bin/humchess-train (the gotch trainer)
+	cd cmd/humchess-train && $(GO) build -ldflags "$(LDFLAGS)" -o ../../bin/humchess-train .
+
+train-test: gotch onnxruntime ## test the trainer (train/torch, cmd/humchess-train) on CPU
+	cd train/torch && $(GO) vet ./... && env $(TRAIN_ENV) $(GO) test -timeout 15m ./...
+	cd cmd/humchess-train && $(GO) vet ./... && $(GO) test ./...
+
+train-bench: gotch ## time a training step of the default config on this machine
+	cd train/torch && env $(TRAIN_ENV) $(GO) test -run '^$$' -bench BenchmarkTrainStep -benchtime 3x .

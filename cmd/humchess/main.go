@@ -15,6 +15,12 @@ func main() {
 		case "version", "--version", "-version":
 			fmt.Println("humchess", version)
 			return
+		case "prep":
+			if err := runPrep(os.Args[2:]); err != nil {
+				fmt.Fprintln(os.Stderr, "humchess prep:", err)
+				os.Exit(1)
+			}
+			return
 		}
 	}
 	fmt.Fprintln(os.Stderr, "humchess: UCI not wired yet")

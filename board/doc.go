@@ -1,0 +1,27 @@
+// Package board owns chess positions and the HumChess encoding contract.
+//
+// It owns:
+//
+//   - Game: a position plus its history (moves played, position hashes for
+//     the repetition count) on top of github.com/notnil/chess, with a strict
+//     FEN parser (NewGame), UCI and SAN move input (Play, PlaySAN), legal
+//     moves, Status (checkmate, stalemate, threefold, fifty-move,
+//     insufficient material), cheap Clone, and Perft.
+//   - Move, Square, Piece: small value types; Move.String is UCI.
+//   - The move vocabulary of NumMoves = 1858 entries in the mover's frame
+//     (MoveToIndex, IndexToMove, Game.LegalIndices, Game.LegalMask).
+//   - The encoding contract, versioned by ContractVersion: Context (ratings,
+//     time control, clocks), Encoded (the raw facts of a position, with a
+//     fixed binary form stored in shards), Targets (what the net learns),
+//     think-time bins (ThinkBinEdges, ThinkBin, ThinkSpent), RatingAnchors,
+//     and Contract, whose Fill turns an Encoded into the net's input tensors
+//     for both training and play.
+//
+// Everything a net sees is from the side to move's point of view: when Black
+// is to move, ranks are mirrored (square s -> s^56) and colours swapped;
+// files are kept. Squares are numbered a1=0 .. h8=63.
+//
+// It must not know about files, shards, nets or ONNX: other packages build on
+// it (train/prep writes Encoded and Targets, nets read Contract.Fill's
+// tensors, policy plays Games), never the other way round.
+package board

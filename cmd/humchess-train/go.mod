@@ -1,0 +1,15 @@
+module github.com/humchess/humchess/cmd/humchess-train
+
+go 1.26
+
+require (
+	github.com/humchess/humchess v0.0.0
+	github.com/humchess/humchess/train/torch v0.0.0
+	github.com/sugarme/gotch v0.9.1
+)
+
+replace github.com/humchess/humchess => ../..
+
+replace github.com/humchess/humchess/train/torch => ../../train/torch
+
+replace github.com/sugarme/gotch => ../../build/gotch

@@ -1,0 +1,26 @@
+// Package ort loads the ONNX Runtime shared library once per process and runs
+// ONNX models through it.
+//
+// The library is looked up in this order (Resolve):
+//
+//  1. an explicit path (a flag or an option; Init's argument);
+//  2. the environment variable ONNXRUNTIME_SHARED_LIBRARY_PATH;
+//  3. the project's install location build/onnxruntime/libonnxruntime.so.1,
+//     searched upwards from the working directory, then beside and above the
+//     executable, then $XDG_DATA_HOME/humchess/libonnxruntime.so.1
+//     (~/.local/share/humchess when XDG_DATA_HOME is unset);
+//  4. a copy embedded in the binary with the build tag ortembed (make
+//     build-embed), written at start-up to a private temporary directory
+//     (mode 0700) that Close removes.
+//
+// An explicit path or environment variable that names a missing file is an
+// error, not a reason to fall through: the user asked for that file. Every
+// failure says what to do (run `make onnxruntime` or set
+// ONNXRUNTIME_SHARED_LIBRARY_PATH); a library of the wrong version is named
+// with the version found and the version required.
+//
+// Session wraps an onnxruntime_go DynamicAdvancedSession built from model
+// bytes: Run takes named tensors with any batch size and returns every output.
+//
+// This package must not know chess; it only knows tensors.
+package ort

@@ -1,0 +1,268 @@
+package ort
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	ortgo "github.com/yalue/onnxruntime_go"
+)
+
+// Names and versions of the library this package loads.
+const (
+	// EnvLibraryPath names the environment variable that points at the library.
+	EnvLibraryPath = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
+	// LibraryName is the file name of the library.
+	LibraryName = "libonnxruntime.so.1"
+	// InstallDir is where `make onnxruntime` installs it, relative to the
+	// repository root.
+	InstallDir = "build/onnxruntime"
+	// APIVersion is the ONNX Runtime C API version onnxruntime_go v1.27.0
+	// asks for (ORT_API_VERSION in its onnxruntime_c_api.h).
+	APIVersion = 24
+	// RequiredVersion is the release `make onnxruntime` installs; any release
+	// offering APIVersion (1.24 or newer) loads.
+	RequiredVersion = "1.24.1"
+)
+
+// What to do when the library is missing or wrong, quoted by every error.
+const advice = "run `make onnxruntime` (installs " + InstallDir + "/" + LibraryName +
+	") or set " + EnvLibraryPath + " to an ONNX Runtime " + RequiredVersion + " " + LibraryName
+
+// Errors of loading the library.
+var (
+	// ErrNoLibrary means no ONNX Runtime library was found or it did not load.
+	ErrNoLibrary = errors.New("ort: ONNX Runtime library not available")
+	// ErrWrongVersion means the library found is not a usable version.
+	ErrWrongVersion = errors.New("ort: wrong ONNX Runtime version")
+	// ErrAlreadyLoaded means Init was asked for a library other than the one
+	// this process already loaded.
+	ErrAlreadyLoaded = errors.New("ort: another ONNX Runtime library is already loaded")
+)
+
+// Source says where Resolve found the library.
+type Source string
+
+// The places Resolve looks, in order.
+const (
+	FromFlag     Source = "flag"
+	FromEnv      Source = "env"
+	FromInstall  Source = "install"
+	FromEmbedded Source = "embedded"
+)
+
+// Location is a library Resolve found. Path is empty for FromEmbedded until
+// Init writes the copy out.
+type Location struct {
+	Path   string
+	Source Source
+}
+
+// finder holds what Resolve looks at, so tests can replace it.
+type finder struct {
+	getenv   func(string) string
+	wd       string // working directory; "" = skip
+	exe      string // executable path; "" = skip
+	home     string // home directory for the XDG default; "" = skip
+	embedded bool
+}
+
+func defaultFinder() finder {
+	wd, _ := os.Getwd() // an unknown directory only skips that candidate
+	exe, _ := os.Executable()
+	if exe != "" {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+	}
+	home, _ := os.UserHomeDir()
+	return finder{getenv: os.Getenv, wd: wd, exe: exe, home: home, embedded: len(embeddedLib) > 0}
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// installCandidates lists the project install locations, in order.
+func (f finder) installCandidates() []string {
+	var out []string
+	rel := filepath.Join(InstallDir, LibraryName)
+	for dir := f.wd; dir != ""; {
+		out = append(out, filepath.Join(dir, rel))
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if f.exe != "" {
+		dir := filepath.Dir(f.exe)
+		out = append(out,
+			filepath.Join(dir, LibraryName),
+			filepath.Join(dir, rel),
+			filepath.Join(filepath.Dir(dir), rel))
+	}
+	data := f.getenv("XDG_DATA_HOME")
+	if data == "" && f.home != "" {
+		data = filepath.Join(f.home, ".local", "share")
+	}
+	if data != "" {
+		out = append(out, filepath.Join(data, "humchess", LibraryName))
+	}
+	return out
+}
+
+func (f finder) resolve(explicit string) (Location, error) {
+	if explicit != "" {
+		if !isFile(explicit) {
+			return Location{}, fmt.Errorf("%w: the library path given, %s, is not a file; %s", ErrNoLibrary, explicit, advice)
+		}
+		return Location{Path: explicit, Source: FromFlag}, nil
+	}
+	if p := f.getenv(EnvLibraryPath); p != "" {
+		if !isFile(p) {
+			return Location{}, fmt.Errorf("%w: %s=%s is not a file; %s", ErrNoLibrary, EnvLibraryPath, p, advice)
+		}
+		return Location{Path: p, Source: FromEnv}, nil
+	}
+	cands := f.installCandidates()
+	for _, p := range cands {
+		if isFile(p) {
+			return Location{Path: p, Source: FromInstall}, nil
+		}
+	}
+	if f.embedded {
+		return Location{Source: FromEmbedded}, nil
+	}
+	return Location{}, fmt.Errorf("%w: no %s given, %s unset, none of %d install locations has it (first: %s), and this binary has no embedded copy; %s",
+		ErrNoLibrary, LibraryName, EnvLibraryPath, len(cands), first(cands), advice)
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return s[0]
+}
+
+// Resolve finds the library without loading it: explicit (a flag or option)
+// if not empty, else the environment variable, else the install locations,
+// else the embedded copy.
+func Resolve(explicit string) (Location, error) {
+	return defaultFinder().resolve(explicit)
+}
+
+// state is the process-wide library state.
+var state struct {
+	sync.Mutex
+	loaded  bool
+	loc     Location
+	version string
+	tmpDir  string // holds the embedded copy; removed by Close
+}
+
+// Init loads the ONNX Runtime library once per process (see Resolve for the
+// lookup order) and creates its environment. Later calls return nil, unless
+// explicit names a different file than the one loaded (ErrAlreadyLoaded).
+// Safe for concurrent use.
+func Init(explicit string) error {
+	state.Lock()
+	defer state.Unlock()
+	if state.loaded {
+		if explicit != "" && !sameFile(explicit, state.loc.Path) {
+			return fmt.Errorf("%w: %s is loaded, %s was asked for", ErrAlreadyLoaded, state.loc.Path, explicit)
+		}
+		return nil
+	}
+	loc, err := Resolve(explicit)
+	if err != nil {
+		return err
+	}
+	tmpDir := ""
+	if loc.Source == FromEmbedded {
+		tmpDir, loc.Path, err = writeEmbedded(embeddedLib)
+		if err != nil {
+			return err
+		}
+	}
+	version, err := load(loc)
+	if err != nil {
+		if tmpDir != "" {
+			_ = os.RemoveAll(tmpDir) // best effort: the load error matters more
+		}
+		return err
+	}
+	state.loaded, state.loc, state.version, state.tmpDir = true, loc, version, tmpDir
+	return nil
+}
+
+// load probes the library's version, then initialises onnxruntime_go with it.
+func load(loc Location) (string, error) {
+	version, hasAPI, err := probe(loc.Path, APIVersion)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v (found via %s); %s", ErrNoLibrary, err, loc.Source, advice)
+	}
+	if !hasAPI {
+		return "", fmt.Errorf("%w: %s is ONNX Runtime %s, which lacks C API version %d; humchess needs ONNX Runtime %s (or a later release); %s",
+			ErrWrongVersion, loc.Path, version, APIVersion, RequiredVersion, advice)
+	}
+	ortgo.SetSharedLibraryPath(loc.Path)
+	if err := ortgo.InitializeEnvironment(ortgo.WithLogLevelError()); err != nil {
+		return "", fmt.Errorf("%w: initialising ONNX Runtime %s from %s: %v; %s", ErrNoLibrary, version, loc.Path, err, advice)
+	}
+	return version, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	return os.SameFile(sa, sb)
+}
+
+// writeEmbedded writes lib into a fresh 0700 temporary directory.
+func writeEmbedded(lib []byte) (dir, path string, err error) {
+	dir, err = os.MkdirTemp("", "humchess-ort-")
+	if err != nil {
+		return "", "", fmt.Errorf("%w: writing the embedded copy: %v", ErrNoLibrary, err)
+	}
+	path = filepath.Join(dir, LibraryName)
+	if err := os.WriteFile(path, lib, 0o700); err != nil {
+		_ = os.RemoveAll(dir) // best effort cleanup of our own temp dir
+		return "", "", fmt.Errorf("%w: writing the embedded copy: %v", ErrNoLibrary, err)
+	}
+	return dir, path, nil
+}
+
+// Loaded reports the library this process loaded and its version string.
+func Loaded() (loc Location, version string, ok bool) {
+	state.Lock()
+	defer state.Unlock()
+	return state.loc, state.version, state.loaded
+}
+
+// Close destroys the ONNX Runtime environment and removes the embedded copy's
+// temporary directory. Sessions must be closed first. Init may be called again.
+func Close() error {
+	state.Lock()
+	defer state.Unlock()
+	if !state.loaded {
+		return nil
+	}
+	var errs []error
+	if err := ortgo.DestroyEnvironment(); err != nil {
+		errs = append(errs, fmt.Errorf("ort: destroying the environment: %w", err))
+	}
+	if state.tmpDir != "" {
+		if err := os.RemoveAll(state.tmpDir); err != nil {
+			errs = append(errs, fmt.Errorf("ort: removing %s: %w", state.tmpDir, err))
+		}
+	}
+	state.loaded, state.loc, state.version, state.tmpDir = false, Location{}, "", ""
+	return errors.Join(errs...)
+}

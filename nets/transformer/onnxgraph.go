@@ -1,0 +1,273 @@
+package transformer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets/onnx"
+)
+
+// ONNX metadata keys written by BuildONNX (docs/ARCHITECTURE.md).
+const (
+	MetaContractVersion = "humchess.contract_version" // decimal board.ContractVersion
+	MetaContractDerived = "humchess.contract_derived" // decimal Contract.Derived bits
+	MetaVocab           = "humchess.vocab"            // "1858 humchess-1858": size and name
+	MetaHistory         = "humchess.history"          // decimal board.HistoryLen
+	MetaArch            = "humchess.arch"             // Arch JSON
+	MetaSHA256          = "humchess.sha256"           // hex sha256 of the weights (WeightsSHA256)
+	MetaKind            = "humchess.kind"             // "transformer"
+)
+
+// Kind is the value of MetaKind and the Info kind of Net.
+const Kind = "humchess"
+
+// Input and output names of the ONNX graph.
+const (
+	InputPieces  = "pieces"  // int64 [B,64]
+	InputSquares = "squares" // float32 [B,64,S]
+	InputGlobal  = "global"  // float32 [B,G]
+	OutputMove   = "move"    // float32 [B,1858]
+	OutputWDL    = "wdl"     // float32 [B,3]
+	OutputTime   = "time"    // float32 [B,8]
+	OutputFrom   = "from"    // float32 [B,64]
+	OutputTo     = "to"      // float32 [B,64]
+)
+
+// VocabMeta is the value of MetaVocab.
+var VocabMeta = strconv.Itoa(board.NumMoves) + " " + board.VocabName
+
+// WeightsSHA256 returns the hex sha256 of the weights as WriteSafetensors
+// writes them (the canonical safetensors bytes), the value of MetaSHA256.
+func WeightsSHA256(a Arch, w Weights) (string, error) {
+	h := sha256.New()
+	if err := WriteSafetensors(h, a, w); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Metadata returns the ONNX metadata_props BuildONNX writes for a net.
+func Metadata(a Arch, w Weights) (map[string]string, error) {
+	sum, err := WeightsSHA256(a, w)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{
+		MetaContractVersion: strconv.Itoa(a.ContractVersion),
+		MetaContractDerived: strconv.FormatUint(uint64(a.ContractDerived), 10),
+		MetaVocab:           VocabMeta,
+		MetaHistory:         strconv.Itoa(board.HistoryLen),
+		MetaArch:            a.JSON(),
+		MetaSHA256:          sum,
+		MetaKind:            "transformer",
+	}, nil
+}
+
+// BuildONNX returns the ONNX model (opset 18) of the transformer: inputs
+// pieces int64 [B,64], squares float32 [B,64,S], global float32 [B,G];
+// outputs move [B,1858], wdl [B,3], time [B,8], from [B,64], to [B,64]
+// (logits), dynamic batch, the weights as initializers and the metadata of
+// Metadata. It computes exactly what Model.Forward computes.
+func BuildONNX(a Arch, w Weights) ([]byte, error) {
+	meta, err := Metadata(a, w) // also checks a and w
+	if err != nil {
+		return nil, err
+	}
+	g := onnx.NewGraph("humchess_transformer")
+	b := graphBuilder{g: g, a: a, w: w, eps: float32(a.NormEps)}
+	b.build()
+	if err := g.Err(); err != nil {
+		return nil, fmt.Errorf("transformer: building the ONNX graph: %w", err)
+	}
+	m := onnx.Model{
+		Graph:     g,
+		Metadata:  meta,
+		DocString: "HumChess transformer " + a.JSON(),
+	}
+	out, err := m.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("transformer: writing the ONNX model: %w", err)
+	}
+	return out, nil
+}
+
+// ConvertSafetensorsToONNX reads a safetensors file and writes its ONNX
+// model to out atomically (what `humchess export` does).
+func ConvertSafetensorsToONNX(in, out string) error {
+	a, w, err := LoadSafetensors(in)
+	if err != nil {
+		return err
+	}
+	model, err := BuildONNX(a, w)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	return WriteFileAtomic(out, func(f io.Writer) error {
+		if _, err := f.Write(model); err != nil {
+			return fmt.Errorf("transformer: writing %s: %w", out, err)
+		}
+		return nil
+	})
+}
+
+// LoadONNX reads an ONNX file from disk.
+func LoadONNX(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %w", err)
+	}
+	return b, nil
+}
+
+type graphBuilder struct {
+	g   *onnx.Graph
+	a   Arch
+	w   Weights
+	eps float32
+}
+
+// init adds weight name as an initializer with its Arch shape.
+func (b *graphBuilder) init(name string) string {
+	for _, t := range b.a.Tensors() { // small: fine at build time
+		if t.Name == name {
+			dims := make([]int64, len(t.Shape))
+			for i, d := range t.Shape {
+				dims[i] = int64(d)
+			}
+			return b.g.Initializer(name, dims, b.w[name])
+		}
+	}
+	return b.g.Initializer(name, nil, nil) // unreachable with checked weights; the builder reports it
+}
+
+// initT adds the transpose [in,out] of the [out,in] matrix name, so that
+// MatMul(x, W^T) works on any leading dims.
+func (b *graphBuilder) initT(name string, out, in int) string {
+	src := b.w[name]
+	t := make([]float32, len(src))
+	for o := 0; o < out; o++ {
+		for i := 0; i < in; i++ {
+			t[i*out+o] = src[o*in+i]
+		}
+	}
+	return b.g.Initializer(name+".T", []int64{int64(in), int64(out)}, t)
+}
+
+// linear is x @ W^T (+ bias when biasName is not "").
+func (b *graphBuilder) linear(x, weight string, out, in int, biasName string) string {
+	y := b.g.MatMul(x, b.initT(weight, out, in))
+	if biasName != "" {
+		y = b.g.Add(y, b.init(biasName))
+	}
+	return y
+}
+
+func (b *graphBuilder) build() {
+	g, a := b.g, b.a
+	d, S, G, H, hd := a.Dim, a.SquareDim, a.GlobalDim, a.Heads, a.HeadDim()
+	pieces := g.Input(InputPieces, onnx.Int64, onnx.Batch, NumSquares)
+	squares := g.Input(InputSquares, onnx.Float, onnx.Batch, NumSquares, int64(S))
+	global := g.Input(InputGlobal, onnx.Float, onnx.Batch, int64(G))
+
+	// 1. Embedding.
+	x := g.Gather(b.init("embed.piece"), pieces, 0)
+	x = g.Add(x, b.linear(squares, "embed.square.weight", d, S, "embed.square.bias"))
+	x = g.Add(x, b.init("embed.pos"))
+	gl := b.linear(global, "embed.global.weight", d, G, "embed.global.bias")
+	x = g.Add(x, g.Unsqueeze(gl, 1))
+
+	var gen string
+	if a.Smolgen {
+		gen = b.initT("smolgen.gen", NumSquares*NumSquares, a.SmolgenHidden)
+	}
+	qkScale := g.Scalar(float32(1 / math.Sqrt(float64(hd))))
+
+	// 2. Layers.
+	for l := 0; l < a.Layers; l++ {
+		pre := fmt.Sprintf("layers.%d.", l)
+		h := g.RMSNorm(x, b.init(pre+"norm1"), b.eps)
+		heads := func(t, norm string) string { // [B,64,d] -> normed [B,H,64,hd]
+			t = g.Reshape(t, 0, NumSquares, int64(H), int64(hd))
+			if norm != "" {
+				t = g.RMSNorm(t, b.init(norm), b.eps)
+			}
+			return g.Transpose(t, 0, 2, 1, 3)
+		}
+		q := heads(b.linear(h, pre+"attn.q", d, d, ""), pre+"attn.qnorm")
+		k := heads(b.linear(h, pre+"attn.k", d, d, ""), pre+"attn.knorm")
+		v := heads(b.linear(h, pre+"attn.v", d, d, ""), "")
+		scores := g.Mul(g.MatMul(q, g.Transpose(k, 0, 1, 3, 2)), qkScale) // [B,H,64,64]
+		if a.Smolgen {
+			scores = g.Add(scores, b.smolgen(h, pre, gen))
+		}
+		att := g.MatMul(g.Softmax(scores, -1), v) // [B,H,64,hd]
+		att = g.Reshape(g.Transpose(att, 0, 2, 1, 3), 0, NumSquares, int64(d))
+		x = g.Add(x, b.linear(att, pre+"attn.o", d, d, ""))
+
+		h = g.RMSNorm(x, b.init(pre+"norm2"), b.eps)
+		f := g.SiLU(b.linear(h, pre+"ffn.w1", a.FFNDim, d, ""))
+		x = g.Add(x, b.linear(f, pre+"ffn.w2", d, a.FFNDim, ""))
+	}
+
+	// 3. Final norm.
+	x = g.RMSNorm(x, b.init("norm"), b.eps)
+
+	// 4. Heads.
+	p := a.PolicyDim
+	pq := b.linear(x, "policy.q.weight", p, d, "policy.q.bias")
+	pk := b.linear(x, "policy.k.weight", p, d, "policy.k.bias")
+	mm := g.Mul(g.MatMul(pq, g.Transpose(pk, 0, 2, 1)), g.Scalar(float32(1/math.Sqrt(float64(p)))))
+	mm = g.Reshape(mm, 0, NumSquares*NumSquares) // [B,4096], index from*64+to
+	u := b.linear(x, "policy.promo.weight", NumPromo, d, "policy.promo.bias")
+	u = g.Reshape(u, 0, NumSquares*NumPromo) // [B,192], index to*3+piece
+	vt := vocabTable()
+	ft := make([]int64, len(vt))
+	ui := make([]int64, len(vt))
+	mask := make([]float32, len(vt))
+	for i, e := range vt {
+		ft[i] = int64(e.from*NumSquares + e.to)
+		if e.promo >= 0 {
+			ui[i] = int64(e.to*NumPromo + e.promo)
+			mask[i] = 1
+		}
+	}
+	n := int64(len(vt))
+	move := g.Gather(mm, g.InitializerInt64("vocab.from_to", []int64{n}, ft), 1)
+	promo := g.Gather(u, g.InitializerInt64("vocab.promo", []int64{n}, ui), 1)
+	move = g.Add(move, g.Mul(promo, g.Initializer("vocab.promo_mask", []int64{n}, mask)))
+	g.Output(OutputMove, move, onnx.Float, onnx.Batch, n)
+
+	z := g.ReduceMean(x, false, 1) // [B,d]
+	wdl := g.SiLU(b.linear(z, "value.fc1.weight", d, d, "value.fc1.bias"))
+	wdl = b.linear(wdl, "value.fc2.weight", NumWDL, d, "value.fc2.bias")
+	g.Output(OutputWDL, wdl, onnx.Float, onnx.Batch, NumWDL)
+	tm := g.SiLU(b.linear(z, "time.fc1.weight", d, d, "time.fc1.bias"))
+	tm = b.linear(tm, "time.fc2.weight", NumTimeBins, d, "time.fc2.bias")
+	g.Output(OutputTime, tm, onnx.Float, onnx.Batch, NumTimeBins)
+	from := g.Reshape(b.linear(x, "from.weight", 1, d, "from.bias"), 0, NumSquares)
+	g.Output(OutputFrom, from, onnx.Float, onnx.Batch, NumSquares)
+	to := g.Reshape(b.linear(x, "to.weight", 1, d, "to.bias"), 0, NumSquares)
+	g.Output(OutputTo, to, onnx.Float, onnx.Batch, NumSquares)
+}
+
+// smolgen returns the attention bias [B,H,64,64] of one layer from its normed
+// input h [B,64,d].
+func (b *graphBuilder) smolgen(h, pre, gen string) string {
+	g, a := b.g, b.a
+	d, C, Hs, H := a.Dim, a.SmolgenCompress, a.SmolgenHidden, a.Heads
+	c := b.linear(h, pre+"smolgen.compress", C, d, "")
+	c = g.Reshape(c, 0, int64(NumSquares*C)) // [B,64*C], square-major
+	s := g.SiLU(b.linear(c, pre+"smolgen.dense1.weight", Hs, NumSquares*C, pre+"smolgen.dense1.bias"))
+	s = g.RMSNorm(s, b.init(pre+"smolgen.norm1"), b.eps)
+	s = b.linear(s, pre+"smolgen.dense2.weight", H*Hs, Hs, pre+"smolgen.dense2.bias")
+	s = g.Reshape(s, 0, int64(H), int64(Hs))
+	s = g.RMSNorm(s, b.init(pre+"smolgen.norm2"), b.eps)
+	s = g.MatMul(s, gen) // [B,H,4096]
+	return g.Reshape(s, 0, int64(H), NumSquares, NumSquares)
+}

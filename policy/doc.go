@@ -1,0 +1,20 @@
+// Package policy is HumChess's "no search": the short named pipeline that
+// turns a net's opinion of one position into a human move and a human think
+// time.
+//
+//	legal moves -> one batched Evaluate (nets.Net)
+//	  -> Distribution: softmax over the legal logits with a temperature, then TopP
+//	  -> Sample with an injected, seeded *rand.Rand (a pure function)
+//	  -> blunder filter: the positions after the top-K candidates (and the
+//	     sampled move) in one more batch through the value head; a sampled
+//	     move losing more than Threshold(rating) expected score against the
+//	     best candidate is resampled among the others
+//	  -> ThinkTime: a draw from the net's think-time head (or a heuristic),
+//	     never more than a safe share of the clock.
+//
+// GameClock maps what a GUI reveals about time (the clocks of each go, the
+// first clock of a game) to the board.Context a net expects.
+//
+// Everything here is deterministic given the RNG. The package must not know
+// UCI text, files, ONNX Runtime or how a net is built.
+package policy

@@ -1,0 +1,369 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestDistribution(t *testing.T) {
+	logits := []float32{1, 3, 2, float32(math.Inf(-1))}
+	tests := []struct {
+		name string
+		keep []bool
+		temp float64
+		want []float64
+	}{
+		{"argmax", nil, 0, []float64{0, 1, 0, 0}},
+		{"argmax kept", []bool{true, false, true, true}, 0, []float64{0, 0, 1, 0}},
+		{"softmax", nil, 1, softmax([]float64{1, 3, 2})},
+		{"hot", nil, 2, softmax([]float64{0.5, 1.5, 1})},
+		{"none kept", []bool{false, false, false, false}, 1, []float64{0, 0, 0, 0}},
+	}
+	for _, tt := range tests {
+		got := Distribution(logits, tt.keep, tt.temp)
+		for i := range tt.want {
+			if !near(got[i], tt.want[i]) {
+				t.Errorf("%s: Distribution(%v, %v, %v) = %v, want %v", tt.name, logits, tt.keep, tt.temp, got, tt.want)
+				break
+			}
+		}
+	}
+	// ties at temperature 0: the first.
+	if got := Distribution([]float32{2, 2}, nil, 0); got[0] != 1 {
+		t.Errorf("tie at temperature 0: %v, want the first", got)
+	}
+}
+
+func softmax(x []float64) []float64 {
+	out := make([]float64, len(x)+1)
+	s := 0.0
+	for i, v := range x {
+		out[i] = math.Exp(v)
+		s += out[i]
+	}
+	for i := range x {
+		out[i] /= s
+	}
+	return out
+}
+
+func TestTopP(t *testing.T) {
+	tests := []struct {
+		p    []float64
+		topP float64
+		want []float64
+	}{
+		{[]float64{0.15, 0.5, 0.3, 0.05}, 0.8, []float64{0, 0.625, 0.375, 0}},
+		{[]float64{0.15, 0.5, 0.3, 0.05}, 0.81, []float64{0.15 / 0.95, 0.5 / 0.95, 0.3 / 0.95, 0}},
+		{[]float64{0.15, 0.5, 0.3, 0.05}, 0.01, []float64{0, 1, 0, 0}},
+		{[]float64{0.15, 0.5, 0.3, 0.05}, 1, []float64{0.15, 0.5, 0.3, 0.05}},
+	}
+	for _, tt := range tests {
+		in := append([]float64(nil), tt.p...)
+		got := TopP(in, tt.topP)
+		for i := range tt.want {
+			if !near(got[i], tt.want[i]) {
+				t.Errorf("TopP(%v, %v) = %v, want %v", tt.p, tt.topP, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
+func TestSample(t *testing.T) {
+	p := []float64{0.1, 0, 0.6, 0.3}
+	a, b := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
+	counts := make([]int, len(p))
+	const n = 20000
+	for range n {
+		x, y := Sample(p, a), Sample(p, b)
+		if x != y {
+			t.Fatalf("same seed drew %d and %d", x, y)
+		}
+		counts[x]++
+	}
+	for i, c := range counts {
+		if f := float64(c) / n; math.Abs(f-p[i]) > 0.02 {
+			t.Errorf("Sample frequency of %d = %.3f, want %.3f", i, f, p[i])
+		}
+	}
+	if got := Sample([]float64{0, 0}, a); got != -1 {
+		t.Errorf("Sample of all zeros = %d, want -1", got)
+	}
+}
+
+func TestThreshold(t *testing.T) {
+	for _, tt := range []struct{ r, want float64 }{{600, 0.30}, {800, 0.30}, {1600, 0.20}, {2400, 0.10}, {3000, 0.10}, {-1, 0.30}} {
+		if got := Threshold(tt.r); !near(got, tt.want) {
+			t.Errorf("Threshold(%v) = %v, want %v", tt.r, got, tt.want)
+		}
+	}
+}
+
+func ctx1500() board.Context {
+	c := board.UnknownContext()
+	c.MoverRating, c.OppRating = 1500, 1500
+	return c
+}
+
+func TestChooseSeedReproducible(t *testing.T) {
+	g := board.MustNewGame("")
+	net := nets.NewFake(3)
+	p := DefaultParams()
+	p.Lines = 3
+	var first []board.Move
+	for run := range 2 {
+		rng := rand.New(rand.NewPCG(42, 0))
+		var got []board.Move
+		for range 20 {
+			ch, err := Choose(context.Background(), net, g, ctx1500(), p, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ch.Move)
+		}
+		if run == 0 {
+			first = got
+			continue
+		}
+		for i := range got {
+			if got[i] != first[i] {
+				t.Fatalf("seed 42 draw %d: %v then %v", i, first[i], got[i])
+			}
+		}
+	}
+	distinct := map[board.Move]bool{}
+	for _, m := range first {
+		distinct[m] = true
+	}
+	if len(distinct) < 2 {
+		t.Errorf("20 draws at temperature 1 all gave %v; sampling looks stuck", first[0])
+	}
+}
+
+func TestChooseTemperatureZeroIsArgmax(t *testing.T) {
+	g := board.MustNewGame("")
+	net := nets.NewFake(5)
+	out, err := net.Evaluate(context.Background(), []nets.Input{{Game: g, Ctx: ctx1500()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := 0
+	for i, l := range out[0].Logits {
+		if l > out[0].Logits[best] {
+			best = i
+		}
+	}
+	p := DefaultParams()
+	p.Temperature, p.BlunderFilter = 0, false
+	for seed := range uint64(10) {
+		ch, err := Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(seed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Move != out[0].Moves[best] {
+			t.Errorf("seed %d at temperature 0: %v, want argmax %v", seed, ch.Move, out[0].Moves[best])
+		}
+	}
+}
+
+// valueNet is the Fake with a chosen value for some positions.
+type valueNet struct {
+	*nets.Fake
+	wdl func(g *board.Game) []float32 // nil = the Fake's
+}
+
+func (v valueNet) Evaluate(ctx context.Context, in []nets.Input) ([]nets.Output, error) {
+	outs, err := v.Fake.Evaluate(ctx, in)
+	for i := range outs {
+		if w := v.wdl(in[i].Game); w != nil {
+			outs[i].WDL = w
+		}
+	}
+	return outs, err
+}
+
+func TestBlunderFilterChangesChoice(t *testing.T) {
+	// The net loves e2e4 (probability ~1), but after it the opponent wins
+	// nearly always; after any other move the game is even.
+	g := board.MustNewGame("")
+	fake := nets.NewFake(1)
+	fake.Logits = func(in nets.Input, moves []board.Move) []float32 {
+		l := make([]float32, len(moves))
+		for i, m := range moves {
+			if m.String() == "e2e4" {
+				l[i] = 10
+			}
+		}
+		return l
+	}
+	net := valueNet{fake, func(g *board.Game) []float32 {
+		if last, ok := g.LastMove(); ok && last.String() == "e2e4" {
+			return []float32{0.9, 0.1, 0} // the opponent's view
+		}
+		return []float32{0.3, 0.4, 0.3}
+	}}
+	p := DefaultParams()
+	p.BlunderFilter = false
+	ch, err := Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(1, 1)))
+	if err != nil || ch.Move.String() != "e2e4" {
+		t.Fatalf("without the filter: %v, %v; want e2e4", ch.Move, err)
+	}
+	p.BlunderFilter = true
+	ch, err = Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Move.String() == "e2e4" || len(ch.Rejected) != 1 || ch.Rejected[0].String() != "e2e4" {
+		t.Errorf("with the filter: played %v, rejected %v; want e2e4 rejected and another move", ch.Move, ch.Rejected)
+	}
+	if !near(ch.Threshold, 0.2125) || ch.Evaluated != 1+DefaultCandidates {
+		t.Errorf("threshold %v (want 0.2125 at 1500), evaluated %d (want %d)", ch.Threshold, ch.Evaluated, 1+DefaultCandidates)
+	}
+	if !ch.Played.HasWDL || math.Abs(ch.Played.Expected()-0.5) > 1e-6 {
+		t.Errorf("played candidate %+v: want expected score 0.5", ch.Played)
+	}
+	// A loss within the threshold is kept: the opponent only slightly better.
+	net.wdl = func(g *board.Game) []float32 {
+		if last, ok := g.LastMove(); ok && last.String() == "e2e4" {
+			return []float32{0.4, 0.4, 0.2}
+		}
+		return []float32{0.3, 0.4, 0.3}
+	}
+	ch, err = Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(1, 1)))
+	if err != nil || ch.Move.String() != "e2e4" || len(ch.Rejected) != 0 {
+		t.Errorf("small loss: played %v, rejected %v, %v; want e2e4 kept", ch.Move, ch.Rejected, err)
+	}
+	// Without a value head the filter is skipped and only the root is evaluated.
+	fake.NoWDL = true
+	ch, err = Choose(context.Background(), fake, g, ctx1500(), p, rand.New(rand.NewPCG(1, 1)))
+	if err != nil || ch.Move.String() != "e2e4" || ch.Evaluated != 1 || ch.HasWDL {
+		t.Errorf("no value head: %v evaluated %d hasWDL %v, %v; want e2e4, 1, false", ch.Move, ch.Evaluated, ch.HasWDL, err)
+	}
+}
+
+func TestChooseEdgeCases(t *testing.T) {
+	net := nets.NewFake(2)
+	// Checkmated: no legal move.
+	mated := board.MustNewGame("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
+	ch, err := Choose(context.Background(), net, mated, ctx1500(), DefaultParams(), rand.New(rand.NewPCG(1, 1)))
+	if err != nil || ch.Move != board.NullMove {
+		t.Errorf("mated: %v, %v; want NullMove, nil", ch.Move, err)
+	}
+	// searchmoves restricts.
+	g := board.MustNewGame("")
+	p := DefaultParams()
+	only, _ := board.ParseMove("g1f3")
+	p.SearchMoves = []board.Move{only}
+	p.Lines = 5
+	for seed := range uint64(5) {
+		ch, err := Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil || ch.Move != only || len(ch.Lines) != 1 || !near(ch.Prob, 1) {
+			t.Errorf("searchmoves g1f3: %v lines %v prob %v, %v", ch.Move, ch.Lines, ch.Prob, err)
+		}
+	}
+	// A mate in one is scored as won without asking the net.
+	mateIn1 := board.MustNewGame("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2")
+	ch, err = Choose(context.Background(), net, mateIn1, ctx1500(), Params{Temperature: 0, TopP: 1, BlunderFilter: true, BlunderScale: 0, Candidates: 64}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil || ch.Move.String() != "d8h4" {
+		t.Errorf("mate in one with threshold 0: %v, %v; want d8h4", ch.Move, err)
+	}
+	// Net failures are errors, never panics.
+	bad := nets.NewFake(1)
+	bad.Err = errors.New("broken")
+	if _, err := Choose(context.Background(), bad, g, ctx1500(), DefaultParams(), rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("failing net: no error")
+	}
+	if _, err := Choose(context.Background(), nil, g, ctx1500(), DefaultParams(), rand.New(rand.NewPCG(1, 1))); !errors.Is(err, ErrNoNet) {
+		t.Errorf("nil net: %v, want ErrNoNet", err)
+	}
+	// Reply predicts the opponent's most likely answer.
+	p = DefaultParams()
+	p.Reply = true
+	ch, err = Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(1, 1)))
+	if err != nil || ch.Reply == board.NullMove {
+		t.Errorf("Reply: %v, %v; want a move", ch.Reply, err)
+	}
+}
+
+func TestThinkTimeNeverExceedsSafeShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	edges := board.ThinkBinEdges[:]
+	heavyTail := []float32{0, 0, 0, 0, 0, 0, 0.2, 0.8}
+	for _, c := range []Clock{
+		{Remaining: 60 * time.Second, Inc: 0},
+		{Remaining: 3 * time.Second, Inc: 2 * time.Second, Overhead: 100 * time.Millisecond},
+		{Remaining: 100 * time.Millisecond, Inc: -1, Overhead: 500 * time.Millisecond},
+		{Remaining: 600 * time.Second, Inc: 5 * time.Second, MovesToGo: 1},
+		{Remaining: 0, Inc: 0},
+	} {
+		limit := c.SafeLimit()
+		for range 2000 {
+			for _, probs := range [][]float32{heavyTail, nil} {
+				d := ThinkTime(probs, edges, c, 0.2, rng)
+				if d < 0 || d > limit {
+					t.Fatalf("ThinkTime(%v, clock %+v) = %v, outside 0..%v", probs, c, d, limit)
+				}
+			}
+		}
+	}
+	if got := (Clock{Remaining: 60 * time.Second, Inc: 2 * time.Second, Overhead: 100 * time.Millisecond}).SafeLimit(); got != 4500*time.Millisecond {
+		t.Errorf("SafeLimit(60s+2s, 100ms overhead) = %v, want 4.5s", got)
+	}
+	// With an unknown clock the time head's bins are respected.
+	for range 1000 {
+		d := ThinkTime([]float32{0, 0, 0, 1, 0, 0, 0, 0}, edges, Clock{Remaining: -1, Inc: -1}, 0.5, rng)
+		if d < 2500*time.Millisecond || d > 4500*time.Millisecond {
+			t.Fatalf("bin 3 drew %v, want 2.5s..4.5s", d)
+		}
+	}
+}
+
+func TestGameClock(t *testing.T) {
+	var gc GameClock
+	s := Setting{MoverElo: 1500, OppElo: 1700}
+	ms := time.Millisecond
+	c := gc.Context(GUIClocks{WTime: 180000 * ms, BTime: 178500 * ms, WInc: 2000 * ms, BInc: -1}, false, s)
+	want := board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 0, MoverClock: 178.5, OppClock: 180}
+	if c != want {
+		t.Errorf("first go as Black: %+v, want %+v", c, want)
+	}
+	c = gc.Context(GUIClocks{WTime: 90000 * ms, BTime: 100000 * ms, WInc: 2000 * ms, BInc: 2000 * ms}, true, s)
+	want = board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 2, MoverClock: 90, OppClock: 100}
+	if c != want {
+		t.Errorf("later go as White: %+v, want %+v (base kept from the first go)", c, want)
+	}
+	c = gc.Context(GUIClocks{WTime: -1, BTime: -1, WInc: -1, BInc: -1}, true, s)
+	want = board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: -1, MoverClock: -1, OppClock: -1}
+	if c != want {
+		t.Errorf("go without clocks: %+v, want %+v", c, want)
+	}
+	gc.Reset()
+	s.Base, s.Inc = 300*time.Second, 3*time.Second
+	c = gc.Context(GUIClocks{WTime: -1, BTime: -1, WInc: -1, BInc: -1}, true, s)
+	want = board.Context{MoverRating: 1500, OppRating: 1700, Base: 300, Inc: 3, MoverClock: -1, OppClock: -1}
+	if c != want {
+		t.Errorf("TimeControl 300+3, no clocks: %+v, want %+v", c, want)
+	}
+}
+
+func BenchmarkChoose(b *testing.B) {
+	g := board.MustNewGame("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+	net := nets.NewFake(1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := DefaultParams()
+	for b.Loop() {
+		if _, err := Choose(context.Background(), net, g, ctx1500(), p, rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package policy
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Clock is what bounds the mover's think time.
+type Clock struct {
+	Remaining time.Duration // mover's remaining time; negative = unknown
+	Inc       time.Duration // mover's increment; negative = unknown (taken as 0)
+	MovesToGo int           // moves to the next time control; 0 = unknown
+	Overhead  time.Duration // kept back for lag (MoveOverhead)
+}
+
+// SafeLimit returns the longest a move may take: Remaining/20 (or
+// Remaining/(MovesToGo+2) when that is smaller) plus 0.8*Inc, minus
+// Overhead, never below 0. It returns -1 when Remaining is unknown.
+func (c Clock) SafeLimit() time.Duration {
+	if c.Remaining < 0 {
+		return -1
+	}
+	div := 20
+	if c.MovesToGo > 0 {
+		div = min(div, c.MovesToGo+2)
+	}
+	limit := c.Remaining/time.Duration(div) + time.Duration(0.8*float64(max(c.Inc, 0))) - max(c.Overhead, 0)
+	return max(limit, 0)
+}
+
+// lastBinFactor sets the top of the last think-time bin: its lower edge
+// times this.
+const lastBinFactor = 2
+
+// ThinkTime draws how long a human would think. With a think-time head
+// (probs over the bins whose upper edges are edges; len(probs) ==
+// len(edges)+1) it samples a bin, then a time uniformly inside it (the last
+// bin reaches lastBinFactor times its lower edge). Without one it uses
+// HeuristicTime. The result never exceeds c.SafeLimit() when the clock is
+// known, and is never negative.
+func ThinkTime(probs []float32, edges []float64, c Clock, topProb float64, rng *rand.Rand) time.Duration {
+	var t time.Duration
+	if len(probs) > 0 && len(probs) == len(edges)+1 {
+		p := make([]float64, len(probs))
+		for i, x := range probs {
+			if v := float64(x); v > 0 && !math.IsInf(v, 0) {
+				p[i] = v
+			}
+		}
+		k := Sample(p, rng)
+		if k < 0 {
+			t = HeuristicTime(c, topProb, rng)
+		} else {
+			lo, hi := 0.0, 0.0
+			if k > 0 {
+				lo = edges[k-1]
+			}
+			if k < len(edges) {
+				hi = edges[k]
+			} else {
+				hi = lo * lastBinFactor
+			}
+			t = time.Duration((lo + rng.Float64()*(hi-lo)) * float64(time.Second))
+		}
+	} else {
+		t = HeuristicTime(c, topProb, rng)
+	}
+	if limit := c.SafeLimit(); limit >= 0 {
+		t = min(t, limit)
+	}
+	return max(t, 0)
+}
+
+// HeuristicTime is the think time for nets without a think-time head: a
+// share of the clock (Remaining/40 + 0.8*Inc, or 3 s with no clock) scaled
+// by how unsure the human is (0.5 for a move the net finds certain, 1.5 for
+// a flat distribution: 0.5 + (1 - topProb)) and by log-normal noise
+// (sigma 0.5). The caller caps it with Clock.SafeLimit.
+func HeuristicTime(c Clock, topProb float64, rng *rand.Rand) time.Duration {
+	mean := 3 * time.Second
+	if c.Remaining >= 0 {
+		mean = c.Remaining/40 + time.Duration(0.8*float64(max(c.Inc, 0)))
+	}
+	unsure := 0.5 + (1 - min(max(topProb, 0), 1))
+	noise := math.Exp(0.5 * rng.NormFloat64())
+	return time.Duration(float64(mean) * unsure * noise)
+}

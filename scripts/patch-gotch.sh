@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# patch-gotch.sh makes build/gotch: a copy of github.com/sugarme/gotch v0.9.1
+# (written for libtorch 2.1) that builds against the libtorch at hand (Debian 12's
+# libtorch-dev 1.13.1 on CPU, or any libtorch named by $LIBTORCH).
+#
+#   1. copy the module from the Go module cache and make it writable;
+#   2. rewrite libtch/lib.go's cgo flags for this libtorch (C++11 ABI, include and
+#      library paths, CUDA libraries only when a CUDA libtorch is present);
+#   3. compile libtch/torch_api.cpp with g++ -fsyntax-only, find the generated op
+#      wrappers (libtch/torch_api_generated.cpp.h) that fail, replace each body with
+#      one that reports an error through gotch's usual error path, and repeat until
+#      it compiles (none of the stubbed ops is used by train/torch);
+#   4. build the cgo package once so the Go build cache holds it.
+#
+# Deterministic and idempotent: the result is keyed by a stamp file holding the
+# hash of this script, the gotch version and the libtorch libraries. Usage:
+#
+#   scripts/patch-gotch.sh [OUT_DIR]      # OUT_DIR defaults to build/gotch
+#
+# Environment: LIBTORCH (a libtorch directory with include/ and lib/; default the
+# system one under /usr), GOTCH_CXX11_ABI (1 default; 0 for pre-cxx11 libtorch builds),
+# GOTCH_SKIP_BUILD=1 to stop after patching.
+set -euo pipefail
+
+GOTCH_VERSION=v0.9.1
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$ROOT/build/gotch}"
+ABI="${GOTCH_CXX11_ABI:-1}"
+
+if [[ -n "${LIBTORCH:-}" ]]; then
+	TORCH_INC="$LIBTORCH/include"
+	TORCH_LIB="$LIBTORCH/lib"
+else
+	TORCH_INC=/usr/include
+	TORCH_LIB="$(dirname "$(readlink -f "$(ldconfig -p | awk '/libtorch_cpu\.so /{print $NF; exit}')" 2>/dev/null || echo /usr/lib/x86_64-linux-gnu/x)")"
+fi
+if [[ ! -f "$TORCH_INC/torch/csrc/api/include/torch/torch.h" ]]; then
+	echo "patch-gotch: no libtorch headers under $TORCH_INC (apt-get install libtorch-dev, or set LIBTORCH)" >&2
+	exit 1
+fi
+if ! ls "$TORCH_LIB"/libtorch_cpu.so* >/dev/null 2>&1; then
+	echo "patch-gotch: no libtorch_cpu.so in $TORCH_LIB (set LIBTORCH)" >&2
+	exit 1
+fi
+CUDA=0
+if ls "$TORCH_LIB"/libtorch_cuda.so* >/dev/null 2>&1; then
+	CUDA=1
+fi
+
+# The stamp key: this script, gotch's version, the libtorch libraries' real names and sizes.
+key="$( {
+	sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1
+	echo "$GOTCH_VERSION abi=$ABI cuda=$CUDA inc=$TORCH_INC lib=$TORCH_LIB"
+	for f in "$TORCH_LIB"/libtorch_cpu.so "$TORCH_LIB"/libc10.so; do
+		[[ -e "$f" ]] && stat -L -c '%n %s' "$(readlink -f "$f")"
+	done
+} | sha256sum | cut -d' ' -f1)"
+if [[ -f "$OUT/.stamp" && "$(cat "$OUT/.stamp")" == "$key" ]]; then
+	echo "patch-gotch: $OUT is up to date"
+	exit 0
+fi
+
+SRC="$(cd "$ROOT" && go mod download -json "github.com/sugarme/gotch@$GOTCH_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+if [[ ! -d "$SRC/libtch" ]]; then
+	echo "patch-gotch: go mod download gave no directory for gotch $GOTCH_VERSION" >&2
+	exit 1
+fi
+
+TMP="$OUT.tmp"
+rm -rf "$TMP"
+mkdir -p "$(dirname "$OUT")"
+cp -r "$SRC" "$TMP"
+chmod -R u+w "$TMP"
+
+# 2. cgo flags.
+cuda_ldflags=""
+if [[ $CUDA == 1 ]]; then
+	# --no-as-needed keeps libtorch_cuda linked although no symbol of it is used
+	# directly: it registers the CUDA backend when loaded.
+	cuda_ldflags="// #cgo LDFLAGS: -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed"
+fi
+cat >"$TMP/libtch/lib.go" <<EOF
+package libtch
+
+// Rewritten by scripts/patch-gotch.sh for the libtorch in $TORCH_LIB.
+
+// #cgo LDFLAGS: -lstdc++ -L$TORCH_LIB -Wl,-rpath,$TORCH_LIB -ltorch -lc10 -ltorch_cpu
+$cuda_ldflags
+// #cgo CPPFLAGS: -I\${SRCDIR} -D_GLIBCXX_USE_CXX11_ABI=$ABI -I$TORCH_INC -I$TORCH_INC/torch/csrc/api/include
+// #cgo CFLAGS: -O2 -w
+// #cgo CXXFLAGS: -std=c++17 -O1 -w
+import "C"
+EOF
+gofmt -l "$TMP/libtch/lib.go" >/dev/null
+
+# 3. Stub the wrappers that do not compile.
+GEN="$TMP/libtch/torch_api_generated.cpp.h"
+for pass in 1 2 3 4 5 6; do
+	log="$TMP/syntax-$pass.log"
+	if (cd "$TMP/libtch" && g++ -std=c++17 -fsyntax-only -w -D_GLIBCXX_USE_CXX11_ABI="$ABI" \
+		-I. -I"$TORCH_INC" -I"$TORCH_INC/torch/csrc/api/include" torch_api.cpp) >"$log" 2>&1; then
+		echo "patch-gotch: torch_api.cpp compiles (pass $pass)"
+		rm -f "$TMP"/syntax-*.log
+		break
+	fi
+	if [[ $pass == 6 ]]; then
+		echo "patch-gotch: still failing after $pass passes; see $log" >&2
+		exit 1
+	fi
+	if grep -qE '^torch_api\.(cpp|h):[0-9]+:[0-9]+: error' "$log"; then
+		echo "patch-gotch: errors outside the generated wrappers; see $log" >&2
+		exit 1
+	fi
+	# Failing line numbers (errors and "required from here" notes) -> the enclosing
+	# wrapper -> a body that reports the op as unavailable.
+	lines="$(grep -oE '^torch_api_generated\.cpp\.h:[0-9]+' "$log" | cut -d: -f2 | sort -un | tr '\n' ' ')"
+	if [[ -z "$lines" ]]; then
+		echo "patch-gotch: g++ failed without a line in the generated wrappers; see $log" >&2
+		exit 1
+	fi
+	n="$(LINES_BAD="$lines" perl -i -ne '
+		BEGIN { %bad = map { $_ => 1 } split " ", $ENV{LINES_BAD}; @buf = (); $n = 0 }
+		# A wrapper starts at column 0 with "<type> atg_<name>(" and ends at "}".
+		if (!@buf && /^(\w[\w\s\*]*?)\s*\b(atg_\w+)\(/) { @buf = ($_); $ret = $1; $name = $2; $hit = $bad{$.}; next }
+		if (@buf) {
+			push @buf, $_; $hit ||= $bad{$.};
+			if (/^}\s*$/) {
+				if ($hit) {
+					my $sig = "";
+					for my $l (@buf) { $sig .= $l; last if $l =~ /\{\s*$/ }
+					my $r = ($ret =~ /^\s*void\s*$/) ? "" : " return 0;";
+					print $sig, "  torch_last_err = strdup(\"$name: not available in this libtorch (stubbed by scripts/patch-gotch.sh)\");$r\n}\n";
+					$n++;
+				} else { print @buf }
+				@buf = ();
+			}
+			next;
+		}
+		print;
+		END { print STDERR "$n\n" }
+	' "$GEN" 2>&1 >/dev/null)" || true
+	# perl -i writes the file and prints the count on stderr (captured above).
+	echo "patch-gotch: pass $pass stubbed $n wrappers"
+	if [[ "$n" == 0 ]]; then
+		echo "patch-gotch: failing lines are not inside any wrapper; see $log" >&2
+		exit 1
+	fi
+done
+
+rm -rf "$OUT"
+mv "$TMP" "$OUT"
+
+# 4. Build the cgo package into the Go build cache (about 2 minutes on 2 cores).
+if [[ "${GOTCH_SKIP_BUILD:-0}" != 1 ]]; then
+	echo "patch-gotch: building github.com/sugarme/gotch/libtch (slow, once)"
+	(cd "$OUT" && go build ./libtch ./ts ./nn)
+fi
+echo "$key" >"$OUT/.stamp"
+echo "patch-gotch: $OUT ready (libtorch $TORCH_LIB, cuda=$CUDA)"

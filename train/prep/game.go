@@ -1,0 +1,152 @@
+package prep
+
+import (
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/pgn"
+	"github.com/humchess/humchess/train/shard"
+)
+
+// gameJob is what a worker needs of one game (copied out of the reader's
+// reused pgn.Game).
+type gameJob struct {
+	id        uint64
+	val       bool
+	whiteElo  int
+	blackElo  int
+	base, inc int // seconds; -1 unknown
+	class     TimeClass
+	result    string
+	moves     []string
+	clocks    []float64
+	hasClocks bool
+}
+
+func newJob(g *pgn.Game, id uint64, val bool) gameJob {
+	j := gameJob{
+		id: id, val: val, whiteElo: g.WhiteElo, blackElo: g.BlackElo,
+		base: g.TimeControl.Base, inc: g.TimeControl.Increment, class: ClassOf(g.TimeControl),
+		result: g.Result,
+		moves:  append([]string(nil), g.Moves...),
+	}
+	for _, c := range g.Clocks {
+		if c >= 0 {
+			j.hasClocks = true
+			break
+		}
+	}
+	if j.hasClocks {
+		j.clocks = append([]float64(nil), g.Clocks...)
+	}
+	return j
+}
+
+// gameOut is what a worker made of one game.
+type gameOut struct {
+	data    []byte  // the kept records, back to back
+	ends    []int32 // end offset of each record in data
+	badMove bool    // the game had an illegal or unreadable move: nothing kept
+	seen    int64   // positions considered
+	skipped [3]int64
+}
+
+// Indices of gameOut.skipped.
+const (
+	skipLowClock = iota
+	skipEarly
+	skipNoTargets
+)
+
+var positionReasons = [3]string{ReasonLowClock, ReasonEarlyPly, ReasonNoTargets}
+
+// worker holds one decoding goroutine's scratch state.
+type worker struct {
+	cfg *Config
+	enc board.Encoded
+	// per-batch clock histograms
+	clockBefore, clockAfter Hist
+}
+
+func newWorker(cfg *Config) *worker {
+	return &worker{cfg: cfg, clockBefore: newClockHist(""), clockAfter: newClockHist("")}
+}
+
+// clockAt returns the clock of the side that made move k (its clock after
+// move k), for k < 0 the starting time.
+func (j *gameJob) clockAfter(k int) float64 {
+	if !j.hasClocks {
+		return -1
+	}
+	if k < 0 {
+		if j.base >= 0 {
+			return float64(j.base)
+		}
+		return -1
+	}
+	if k < len(j.clocks) {
+		return j.clocks[k]
+	}
+	return -1
+}
+
+// process replays a game and encodes the positions it keeps.
+func (w *worker) process(j *gameJob, out *gameOut) {
+	cfg := w.cfg
+	*out = gameOut{data: out.data[:0], ends: out.ends[:0]}
+	g, err := board.NewGame("")
+	if err != nil { // the start position always parses
+		out.badMove = true
+		return
+	}
+	base, inc := float32(-1), float32(-1)
+	if j.base >= 0 && j.inc >= 0 {
+		base, inc = float32(j.base), float32(j.inc)
+	}
+	for i, san := range j.moves {
+		m, err := g.ParseSAN(san)
+		if err != nil {
+			*out = gameOut{data: out.data[:0], ends: out.ends[:0], badMove: true}
+			return
+		}
+		white := i%2 == 0
+		moverClock := j.clockAfter(i - 2)
+		oppClock := j.clockAfter(i - 1)
+		out.seen++
+		keep := true
+		if moverClock >= 0 {
+			w.clockBefore.Add(moverClock)
+		}
+		switch {
+		case cfg.MinClock > 0 && moverClock >= 0 && moverClock < cfg.MinClock:
+			out.skipped[skipLowClock]++
+			keep = false
+		case cfg.EarlyFullPly > 0 && i < cfg.EarlyFullPly && unit(j.id, cfg.Seed, saltEarly, i) >= earlyRate(cfg, i):
+			out.skipped[skipEarly]++
+			keep = false
+		}
+		if keep {
+			res, _ := board.MoverResult(j.result, white) // the header filter admits decided results only
+			t, err := board.NewTargets(m, white, res, board.ThinkSpent(moverClock, j.clockAfter(i), float64(max(j.inc, 0))))
+			if err != nil {
+				out.skipped[skipNoTargets]++
+			} else {
+				ctx := board.Context{
+					MoverRating: float32(j.whiteElo), OppRating: float32(j.blackElo),
+					Base: base, Inc: inc, MoverClock: clampClock(moverClock), OppClock: clampClock(oppClock),
+				}
+				if !white {
+					ctx.MoverRating, ctx.OppRating = ctx.OppRating, ctx.MoverRating
+				}
+				board.EncodeTo(&w.enc, g, ctx)
+				out.data = shard.AppendSample(out.data, &w.enc, &t)
+				out.ends = append(out.ends, int32(len(out.data)))
+				if moverClock >= 0 {
+					w.clockAfter.Add(moverClock)
+				}
+			}
+		}
+		if err := g.PlayMove(m); err != nil {
+			*out = gameOut{data: out.data[:0], ends: out.ends[:0], badMove: true}
+			return
+		}
+	}
+}

@@ -1,0 +1,32 @@
+// Package torch trains the HumChess transformer with libtorch through gotch
+// (github.com/sugarme/gotch v0.9.1, patched for the local libtorch by
+// scripts/patch-gotch.sh into build/gotch). It is a nested module so that the
+// engine builds and tests without libtorch.
+//
+// It owns: the model in gotch with exactly the architecture and weight names
+// of docs/ARCHITECTURE.md (the same Arch and names as nets/transformer, whose
+// pure-Go forward pass and ONNX graph must agree with Model.Forward); the
+// losses (move: cross-entropy over the legal moves, illegal logits pushed to
+// -1e9, with a hard target or a teacher distribution; win/draw/loss;
+// think-time bins of board.ThinkBin; from and to squares; each weighted by
+// Config); one typed Config with presets (presets/*.json: tiny, default,
+// large), flags and a JSON overlay; its own AdamW (so its moments are saved
+// and restored exactly) with linear warm-up, cosine decay, gradient clipping
+// and accumulation; the data pipeline from train/shard's shuffle reader
+// through board.Contract.Fill; metrics (JSONL, a progress line, a PNG);
+// checkpoints (safetensors files holding weights, AdamW moments and the run's
+// State, written atomically); Export to the safetensors and ONNX files the
+// engine reads.
+//
+// It must not know PGN or how shards are made (train/prep), nor the engine.
+//
+// Random state: the weights are initialised from Config.Seed in Go, the data
+// order comes from the shard shuffler (seed plus saved Position), and the model
+// has no dropout, so a checkpoint's weights, moments, step and data position
+// are the whole state of a run: Run with Options.Resume continues exactly.
+//
+// libtorch's grad mode is per OS thread, so Run locks its goroutine to its
+// thread. On CPU, set OMP_NUM_THREADS to the core count (or Config.Threads) and
+// preload jemalloc (see the README); everything is float32. bf16 autocast on
+// GPU is not implemented: gotch v0.9.1 has no Go binding for it.
+package torch

@@ -1,0 +1,319 @@
+package torch
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sugarme/gotch"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets/ort"
+	"github.com/humchess/humchess/nets/transformer"
+	"github.com/humchess/humchess/train/shard"
+)
+
+func TestPresets(t *testing.T) {
+	for _, name := range Presets() {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatalf("preset %s: %v", name, err)
+		}
+		ct := board.DefaultContract()
+		if c.Arch.SquareDim != ct.SquareDim() || c.Arch.GlobalDim != ct.GlobalDim() {
+			t.Errorf("preset %s: input sizes %d/%d, want %d/%d", name, c.Arch.SquareDim, c.Arch.GlobalDim, ct.SquareDim(), ct.GlobalDim())
+		}
+	}
+	c, rest, err := ParseArgs("t", []string{"-preset", "tiny", "-steps", "7", "-layers=3", "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Preset != "tiny" || c.Steps != 7 || c.Arch.Layers != 3 || c.Arch.Dim != 32 || len(rest) != 1 {
+		t.Errorf("ParseArgs: preset %q steps %d layers %d dim %d rest %q, want tiny 7 3 32 [x]", c.Preset, c.Steps, c.Arch.Layers, c.Arch.Dim, rest)
+	}
+	if _, _, err := ParseArgs("t", []string{"-lr", "-1"}, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseArgs -lr -1: error %v, want ErrConfig", err)
+	}
+}
+
+func TestLRSchedule(t *testing.T) {
+	for _, c := range []struct {
+		step int
+		want float64
+	}{{1, 0.1}, {10, 1}, {55, 0.55}, {100, 0.1}} {
+		if got := lrAt(c.step, 10, 100, 1, 0.1); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("lrAt(%d): %v, want %v", c.step, got, c.want)
+		}
+	}
+}
+
+// TestForwardMatchesReference checks the gotch forward pass against the
+// pure-Go reference of nets/transformer on random weights and real positions.
+func TestForwardMatchesReference(t *testing.T) {
+	c := tinyConfig(t)
+	set, err := shard.Open(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := ReadExamples(set, "validation", 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := transformer.RandomWeights(c.Arch, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModelFromWeights(c.Arch, w, gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gotchForward(t, m, c, exs)
+	ref, err := transformer.NewModel(c.Arch, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, err := fillBatch(c.Contract(), exs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Forward(transformer.Batch{N: hb.n, Pieces: hb.pieces, Squares: hb.squares, Global: hb.global})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareResults(t, want, got, 1e-4, "reference vs gotch")
+}
+
+// gotchForward runs the model on examples and returns host outputs.
+func gotchForward(t testing.TB, m *Model, c Config, exs []Example) transformer.Result {
+	t.Helper()
+	hb, err := fillBatch(c.Contract(), exs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s scope
+	defer s.drop()
+	db := hb.upload(&s, c.Arch, m.dev)
+	o := m.Forward(&s, db.pieces, db.squares, db.global)
+	return transformer.Result{N: hb.n, Move: hostFloats(o.Move), WDL: hostFloats(o.WDL), Time: hostFloats(o.Time),
+		From: hostFloats(o.From), To: hostFloats(o.To)}
+}
+
+func compareResults(t testing.TB, want, got transformer.Result, tol float64, what string) {
+	t.Helper()
+	for _, o := range []struct {
+		name      string
+		want, got []float32
+	}{{"move", want.Move, got.Move}, {"wdl", want.WDL, got.WDL}, {"time", want.Time, got.Time}, {"from", want.From, got.From}, {"to", want.To, got.To}} {
+		if len(o.want) != len(o.got) {
+			t.Fatalf("%s: output %s has %d values, want %d", what, o.name, len(o.got), len(o.want))
+		}
+		worst, at := 0.0, 0
+		for i := range o.want {
+			if d := math.Abs(float64(o.want[i]) - float64(o.got[i])); d > worst || math.IsNaN(d) {
+				worst, at = d, i
+			}
+		}
+		if !(worst < tol) {
+			t.Errorf("%s: output %s index %d: want %v, got %v (max abs diff %g, tolerance %g)", what, o.name, at, o.want[at], o.got[at], worst, tol)
+		} else {
+			t.Logf("%s: output %s max abs diff %.3g", what, o.name, worst)
+		}
+	}
+}
+
+// TestTrainTiny trains the tiny preset, checks that it learns, exports it
+// and checks that ONNX Runtime computes what gotch computes.
+func TestTrainTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains for a few hundred steps")
+	}
+	c := tinyConfig(t)
+	sum, err := Run(context.Background(), c, Options{Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Step != c.Steps {
+		t.Fatalf("ran %d steps, want %d", sum.Step, c.Steps)
+	}
+	first, last := meanLoss(sum.Losses[:20]), meanLoss(sum.Losses[len(sum.Losses)-20:])
+	if !(last < 0.8*first) {
+		t.Errorf("loss did not fall: first 20 steps %.4f, last 20 %.4f", first, last)
+	}
+	v := sum.LastVal
+	if v == nil {
+		t.Fatal("no validation ran")
+	}
+	if !(v.Top1 > v.Uniform) {
+		t.Errorf("validation move top-1 %.4f does not beat the uniform-over-legal baseline %.4f", v.Top1, v.Uniform)
+	}
+	t.Logf("loss %.4f -> %.4f; validation top1 %.4f top3 %.4f, uniform %.4f, bands %+v", first, last, v.Top1, v.Top3, v.Uniform, v.Bands)
+	for _, name := range []string{LastName, BestName, ConfigName, MetricsName, CurvesName} {
+		if st, err := os.Stat(filepath.Join(c.Out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("run directory: %s missing or empty (%v)", name, err)
+		}
+	}
+
+	// Export and compare ONNX Runtime with gotch on 100 validation positions.
+	dir := t.TempDir()
+	stPath, onnxPath := filepath.Join(dir, "net.safetensors"), filepath.Join(dir, "net.onnx")
+	if _, err := Export(filepath.Join(c.Out, BestName), stPath, onnxPath); err != nil {
+		t.Fatal(err)
+	}
+	a, w, err := transformer.LoadSafetensors(stPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModelFromWeights(a, w, gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := shard.Open(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := ReadExamples(set, "validation", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gotchForward(t, m, c, exs)
+	loc, err := ort.Resolve("")
+	if err != nil {
+		t.Skipf("ONNX Runtime not available (make onnxruntime, or ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
+	}
+	model, err := transformer.LoadONNX(onnxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := ort.NewSession(model, ort.SessionOptions{LibraryPath: loc.Path, IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	hb, err := fillBatch(c.Contract(), exs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(hb.n)
+	outs, err := sess.Run(
+		ort.Tensor{Name: transformer.InputPieces, Shape: []int64{n, 64}, Int64: hb.pieces},
+		ort.Tensor{Name: transformer.InputSquares, Shape: []int64{n, 64, int64(a.SquareDim)}, Float32: hb.squares},
+		ort.Tensor{Name: transformer.InputGlobal, Shape: []int64{n, int64(a.GlobalDim)}, Float32: hb.global},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) []float32 {
+		o, ok := ort.Find(outs, name)
+		if !ok {
+			t.Fatalf("ONNX output %q missing", name)
+		}
+		return o.Float32
+	}
+	onnxRes := transformer.Result{N: hb.n, Move: get(transformer.OutputMove), WDL: get(transformer.OutputWDL),
+		Time: get(transformer.OutputTime), From: get(transformer.OutputFrom), To: get(transformer.OutputTo)}
+	compareResults(t, got, onnxRes, 1e-4, "gotch vs ONNX Runtime (100 validation positions)")
+}
+
+func meanLoss(s []StepInfo) float64 {
+	var x float64
+	for _, i := range s {
+		x += i.Loss
+	}
+	return x / float64(len(s))
+}
+
+// TestResume kills a run (a hook stops it without saving, as SIGKILL would)
+// after a checkpoint, resumes it and checks that the resumed steps' losses
+// match an uninterrupted run's.
+func TestResume(t *testing.T) {
+	base := tinyConfig(t)
+	base.Steps, base.CkptEvery, base.LogEvery, base.ValEvery, base.Warmup = 60, 20, 20, 1000, 10
+	base.ValPositions = 0
+
+	a := base
+	a.Out = filepath.Join(t.TempDir(), "a")
+	full, err := Run(context.Background(), a, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := base
+	b.Out = filepath.Join(t.TempDir(), "b")
+	_, err = Run(context.Background(), b, Options{AfterStep: func(s StepInfo) error {
+		if s.Step == 47 {
+			return ErrStopped
+		}
+		return nil
+	}})
+	if !errors.Is(err, ErrStopped) {
+		t.Fatalf("interrupted run: error %v, want ErrStopped", err)
+	}
+	if _, err := Run(context.Background(), b, Options{}); !errors.Is(err, ErrConfig) {
+		t.Errorf("fresh run into a used directory: error %v, want ErrConfig", err)
+	}
+	resumed, err := Run(context.Background(), b, Options{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resumed.Losses) != 20 || resumed.Losses[0].Step != 41 {
+		t.Fatalf("resumed run did steps %d.. (%d of them), want 41..60", resumed.Losses[0].Step, len(resumed.Losses))
+	}
+	worst := 0.0
+	for i, r := range resumed.Losses {
+		want := full.Losses[40+i]
+		rel := math.Abs(r.Loss-want.Loss) / math.Abs(want.Loss)
+		worst = math.Max(worst, rel)
+		if !(rel < 1e-4) {
+			t.Errorf("step %d: resumed loss %.7f, uninterrupted %.7f (relative difference %.2g)", r.Step, r.Loss, want.Loss, rel)
+		}
+	}
+	t.Logf("resumed steps 41..60: worst relative loss difference %.3g", worst)
+}
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	c, err := Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := transformer.RandomWeights(c.Arch, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := 1.5
+	ck := &Checkpoint{Arch: c.Arch, Weights: w, M: transformer.Weights{"norm": make([]float32, c.Arch.Dim)},
+		V: transformer.Weights{}, State: State{Step: 9, BestVal: &v, Config: c}}
+	path := filepath.Join(t.TempDir(), "x.ckpt")
+	if err := SaveCheckpoint(path, ck); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State.Step != 9 || got.State.BestVal == nil || *got.State.BestVal != 1.5 || got.State.Config.Arch != c.Arch {
+		t.Errorf("state round trip: %+v", got.State)
+	}
+	for name, x := range w {
+		y := got.Weights[name]
+		if len(y) != len(x) || (len(x) > 0 && (x[0] != y[0] || x[len(x)-1] != y[len(y)-1])) {
+			t.Fatalf("weight %s differs after the round trip", name)
+		}
+	}
+	if len(got.M["norm"]) != c.Arch.Dim {
+		t.Errorf("moment norm: %d values, want %d", len(got.M["norm"]), c.Arch.Dim)
+	}
+	// The checkpoint's weights read as an exported net too.
+	if _, _, err := transformer.LoadSafetensors(path); err != nil {
+		t.Logf("checkpoint is not a plain net file (optimizer tensors): %v", err)
+	}
+}
+
+type testLog struct{ t testing.TB }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(string(p[:len(p)-1]))
+	return len(p), nil
+}
