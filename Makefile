@@ -20,6 +20,12 @@ $(ORT_LIB):
 build: ## build bin/humchess
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/humchess ./cmd/humchess
 
+.PHONY: build-embed
+build-embed: onnxruntime ## build bin/humchess with the ONNX Runtime library embedded (-tags ortembed)
+	mkdir -p nets/ort/embedded
+	cp $(ORT_LIB) nets/ort/embedded/libonnxruntime.so.1
+	$(GO) build -tags ortembed -ldflags "$(LDFLAGS)" -o bin/humchess ./cmd/humchess
+
 run: build onnxruntime ## run the engine (UCI on stdin/stdout) on its embedded net
 	./bin/humchess
 
@@ -52,3 +58,7 @@ train-test: gotch onnxruntime ## test the trainer (train/torch, cmd/humchess-tra
 
 train-bench: gotch ## time a training step of the default config on this machine
 	cd train/torch && env $(TRAIN_ENV) $(GO) test -run '^$$' -bench BenchmarkTrainStep -benchtime 3x .
+
+.PHONY: board-golden
+board-golden: ## regenerate the board encoder and vocabulary golden files (testdata/board/*.golden)
+	$(GO) test ./board -run 'Golden' -update

@@ -105,3 +105,28 @@ func BenchmarkDecodeBinary(b *testing.B) {
 		}
 	}
 }
+
+// benchSAN is a real 60-ply game (lichess), replayed by BenchmarkReplay.
+var benchSAN = []string{"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3", "d6", "c3", "O-O",
+	"h3", "Nb8", "d4", "Nbd7", "c4", "c6", "cxb5", "axb5", "Nc3", "Bb7", "Bg5", "b4", "Nb1", "h6", "Bh4", "c5", "dxe5", "Nxe4",
+	"Bxe7", "Qxe7", "exd6", "Qf6", "Nbd2", "Nxd6", "Nc4", "Nxc4", "Bxc4", "Nb6", "Ne5", "Rae8", "Bxf7+", "Rxf7", "Nxf7", "Rxe1+",
+	"Qxe1", "Kxf7", "Qe3", "Qg5", "Qxg5", "hxg5", "b3", "Ke6", "a3", "Kd6"}
+
+// BenchmarkReplay is the prep pipeline's per-position work: decode a SAN
+// move, encode the position (legal moves included) and serialise it.
+func BenchmarkReplay(b *testing.B) {
+	var e Encoded
+	buf := make([]byte, 0, 512)
+	ctx := Context{1500, 1600, 180, 2, 100, 90}
+	for b.Loop() {
+		g := MustNewGame("")
+		for _, san := range benchSAN {
+			EncodeTo(&e, g, ctx)
+			buf = e.AppendBinary(buf[:0])
+			if err := g.PlaySAN(san); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchSAN)), "ns/position")
+}

@@ -2,8 +2,8 @@ package board
 
 import (
 	"bufio"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"

@@ -43,7 +43,8 @@ func (s Status) String() string {
 // Game is a position plus its history: the moves played since the start FEN
 // and the position hashes used to count repetitions. Legal moves come from
 // notnil/chess. A Game is cheap to Clone (the notnil position is shared, the
-// history slices are copied on write). A Game is not safe for concurrent use;
+// history slices are copied on write). A Game is not safe for concurrent use
+// (even Clone fills its legal-move cache): clone it in one goroutine, then the
 // clones are independent and may be used from different goroutines.
 type Game struct {
 	pos    *chess.Position // immutable once its legal moves are computed
