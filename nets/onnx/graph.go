@@ -1,8 +1,11 @@
 package onnx
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -111,10 +114,24 @@ func (t Tensor) append(b []byte) []byte {
 	if t.Name != "" {
 		b = appendString(b, fTensorName, t.Name)
 	}
+	// raw_data is written in place: large weights are copied once.
+	n := 4 * len(t.Float32)
 	if t.Int64 != nil {
-		return appendBytes(b, fTensorRawData, rawInt64(t.Int64))
+		n = 8 * len(t.Int64)
 	}
-	return appendBytes(b, fTensorRawData, rawFloat32(t.Float32))
+	b = protowire.AppendTag(b, fTensorRawData, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	b = slices.Grow(b, n)
+	if t.Int64 != nil {
+		for _, v := range t.Int64 {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+		return b
+	}
+	for _, v := range t.Float32 {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
 }
 
 // Attr is one node attribute; make it with AttrInt, AttrInts, AttrFloat,
@@ -459,14 +476,17 @@ func (g *Graph) Op(op string, inputs []string, attrs ...Attr) string {
 	return g.Node(op, inputs, nil, attrs...)[0]
 }
 
-func (g *Graph) append(b []byte) []byte {
+// pieces encodes the graph's fields one by one (each with its tag and
+// length), so Marshal can size the model exactly and copy weights once.
+func (g *Graph) pieces() [][]byte {
+	var out [][]byte
 	for _, n := range g.nodes {
-		b = appendMessage(b, fGraphNode, func(b []byte) []byte {
+		out = append(out, appendMessage(nil, fGraphNode, func(b []byte) []byte {
 			for _, in := range n.inputs {
 				b = appendString(b, fNodeInput, in)
 			}
-			for _, out := range n.outputs {
-				b = appendString(b, fNodeOutput, out)
+			for _, o := range n.outputs {
+				b = appendString(b, fNodeOutput, o)
 			}
 			b = appendString(b, fNodeName, n.name)
 			b = appendString(b, fNodeOpType, n.op)
@@ -474,19 +494,21 @@ func (g *Graph) append(b []byte) []byte {
 				b = appendMessage(b, fNodeAttribute, a.append)
 			}
 			return b
-		})
+		}))
 	}
-	b = appendString(b, fGraphName, g.name)
+	out = append(out, appendString(nil, fGraphName, g.name))
 	for _, t := range g.inits {
-		b = appendMessage(b, fGraphInitializer, t.append)
+		body := t.append(nil)
+		head := protowire.AppendTag(nil, fGraphInitializer, protowire.BytesType)
+		out = append(out, protowire.AppendVarint(head, uint64(len(body))), body)
 	}
 	for _, v := range g.inputs {
-		b = appendMessage(b, fGraphInput, v.append)
+		out = append(out, appendMessage(nil, fGraphInput, v.append))
 	}
 	for _, v := range g.outputs {
-		b = appendMessage(b, fGraphOutput, v.append)
+		out = append(out, appendMessage(nil, fGraphOutput, v.append))
 	}
-	return b
+	return out
 }
 
 // Model is a graph plus what the file says about itself.
@@ -544,7 +566,17 @@ func (m Model) Marshal() ([]byte, error) {
 	if m.DocString != "" {
 		b = appendString(b, fModelDocString, m.DocString)
 	}
-	b = appendMessage(b, fModelGraph, g.append)
+	pieces := g.pieces()
+	size := 0
+	for _, p := range pieces {
+		size += len(p)
+	}
+	b = protowire.AppendTag(b, fModelGraph, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	b = slices.Grow(b, size+1024)
+	for _, p := range pieces {
+		b = append(b, p...)
+	}
 	b = appendMessage(b, fModelOpsetImport, func(b []byte) []byte {
 		b = appendString(b, fOpsetDomain, "")
 		return appendVarint(b, fOpsetVersion, uint64(g.opset))

@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"encoding/binary"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -121,24 +120,6 @@ func appendPackedFloat(b []byte, num protowire.Number, vs []float32) []byte {
 		p = protowire.AppendFixed32(p, math.Float32bits(v))
 	}
 	return appendBytes(b, num, p)
-}
-
-// rawFloat32 is the little-endian raw_data form of vs.
-func rawFloat32(vs []float32) []byte {
-	p := make([]byte, 4*len(vs))
-	for i, v := range vs {
-		binary.LittleEndian.PutUint32(p[4*i:], math.Float32bits(v))
-	}
-	return p
-}
-
-// rawInt64 is the little-endian raw_data form of vs.
-func rawInt64(vs []int64) []byte {
-	p := make([]byte, 8*len(vs))
-	for i, v := range vs {
-		binary.LittleEndian.PutUint64(p[8*i:], uint64(v))
-	}
-	return p
 }
 
 func f32bits(v float32) uint32 { return math.Float32bits(v) }

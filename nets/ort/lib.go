@@ -66,7 +66,7 @@ type finder struct {
 	wd       string // working directory; "" = skip
 	exe      string // executable path; "" = skip
 	home     string // home directory for the XDG default; "" = skip
-	embedded bool
+	embedded []byte // the embedded library; nil = none
 }
 
 func defaultFinder() finder {
@@ -78,7 +78,7 @@ func defaultFinder() finder {
 		}
 	}
 	home, _ := os.UserHomeDir()
-	return finder{getenv: os.Getenv, wd: wd, exe: exe, home: home, embedded: len(embeddedLib) > 0}
+	return finder{getenv: os.Getenv, wd: wd, exe: exe, home: home, embedded: embeddedLib}
 }
 
 func isFile(p string) bool {
@@ -134,7 +134,7 @@ func (f finder) resolve(explicit string) (Location, error) {
 			return Location{Path: p, Source: FromInstall}, nil
 		}
 	}
-	if f.embedded {
+	if len(f.embedded) > 0 {
 		return Location{Source: FromEmbedded}, nil
 	}
 	return Location{}, fmt.Errorf("%w: no %s given, %s unset, none of %d install locations has it (first: %s), and this binary has no embedded copy; %s",
@@ -169,6 +169,10 @@ var state struct {
 // explicit names a different file than the one loaded (ErrAlreadyLoaded).
 // Safe for concurrent use.
 func Init(explicit string) error {
+	return initWith(defaultFinder(), explicit)
+}
+
+func initWith(f finder, explicit string) error {
 	state.Lock()
 	defer state.Unlock()
 	if state.loaded {
@@ -177,13 +181,13 @@ func Init(explicit string) error {
 		}
 		return nil
 	}
-	loc, err := Resolve(explicit)
+	loc, err := f.resolve(explicit)
 	if err != nil {
 		return err
 	}
 	tmpDir := ""
 	if loc.Source == FromEmbedded {
-		tmpDir, loc.Path, err = writeEmbedded(embeddedLib)
+		tmpDir, loc.Path, err = writeEmbedded(f.embedded)
 		if err != nil {
 			return err
 		}

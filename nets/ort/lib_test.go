@@ -46,14 +46,14 @@ func TestResolveOrder(t *testing.T) {
 		want     Location
 		errHas   string
 	}{
-		{"flag beats all", flagLib, finder{getenv: env(map[string]string{EnvLibraryPath: envLib}), wd: wd, embedded: true}, Location{flagLib, FromFlag}, ""},
-		{"env beats install", "", finder{getenv: env(map[string]string{EnvLibraryPath: envLib}), wd: wd, embedded: true}, Location{envLib, FromEnv}, ""},
-		{"repo install from a subdirectory", "", finder{getenv: env(nil), wd: wd, embedded: true}, Location{repoLib, FromInstall}, ""},
+		{"flag beats all", flagLib, finder{getenv: env(map[string]string{EnvLibraryPath: envLib}), wd: wd, embedded: []byte{1}}, Location{flagLib, FromFlag}, ""},
+		{"env beats install", "", finder{getenv: env(map[string]string{EnvLibraryPath: envLib}), wd: wd, embedded: []byte{1}}, Location{envLib, FromEnv}, ""},
+		{"repo install from a subdirectory", "", finder{getenv: env(nil), wd: wd, embedded: []byte{1}}, Location{repoLib, FromInstall}, ""},
 		{"beside the executable", "", finder{getenv: env(nil), wd: nowhere, exe: filepath.Join(exeDir, "humchess")}, Location{exeLib, FromInstall}, ""},
 		{"install above the executable", "", finder{getenv: env(nil), wd: nowhere, exe: filepath.Join(root, "other", "humchess")}, Location{exeInstall, FromInstall}, ""},
 		{"xdg data home", "", finder{getenv: env(map[string]string{"XDG_DATA_HOME": xdg}), wd: nowhere, home: home}, Location{xdgLib, FromInstall}, ""},
 		{"home default", "", finder{getenv: env(nil), wd: nowhere, home: home}, Location{homeLib, FromInstall}, ""},
-		{"embedded last", "", finder{getenv: env(nil), wd: nowhere, embedded: true}, Location{"", FromEmbedded}, ""},
+		{"embedded last", "", finder{getenv: env(nil), wd: nowhere, embedded: []byte{1}}, Location{"", FromEmbedded}, ""},
 		{"missing flag path does not fall through", filepath.Join(nowhere, "x.so"), finder{getenv: env(map[string]string{EnvLibraryPath: envLib}), wd: wd}, Location{}, "is not a file"},
 		{"missing env path does not fall through", "", finder{getenv: env(map[string]string{EnvLibraryPath: filepath.Join(nowhere, "y.so")}), wd: wd}, Location{}, EnvLibraryPath + "="},
 		{"nothing anywhere", "", finder{getenv: env(nil), wd: nowhere}, Location{}, "make onnxruntime"},
@@ -158,4 +158,57 @@ func TestInitLoadsOnce(t *testing.T) {
 	assert.NotEmpty(t, loc.Path)
 	require.NoError(t, Init(""), "second Init is a no-op")
 	require.NoError(t, Init(loc.Path), "the same explicit path is fine")
+}
+
+// envEmbedChild marks the child process of TestEmbeddedCopy.
+const envEmbedChild = "HUMCHESS_ORT_EMBED_CHILD"
+
+// TestEmbeddedCopy loads the real library as if it were embedded, in a child
+// process (a process loads ONNX Runtime once): the copy is written to a 0700
+// temporary directory, runs a model, and Close removes it.
+func TestEmbeddedCopy(t *testing.T) {
+	if os.Getenv(envEmbedChild) != "" {
+		embeddedChild(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process (skipped with -short)")
+	}
+	loc, err := Resolve("")
+	if err != nil || loc.Source == FromEmbedded {
+		t.Skipf("no ONNX Runtime library on disk to embed (run `make onnxruntime`): %v", err)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "-test.run=^TestEmbeddedCopy$", "-test.v")
+	cmd.Env = append(os.Environ(), envEmbedChild+"="+loc.Path)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "child: %s", out)
+	assert.Contains(t, string(out), "embedded-ok", "child output: %s", out)
+}
+
+func embeddedChild(t *testing.T) {
+	lib, err := os.ReadFile(os.Getenv(envEmbedChild))
+	require.NoError(t, err)
+	nowhere := t.TempDir()
+	f := finder{getenv: func(string) string { return "" }, wd: nowhere, embedded: lib}
+	require.NoError(t, initWith(f, ""))
+	loc, _, ok := Loaded()
+	require.True(t, ok)
+	require.Equal(t, FromEmbedded, loc.Source)
+	dir := filepath.Dir(loc.Path)
+	st, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+
+	s, err := NewSession(twoOut(t), SessionOptions{})
+	require.NoError(t, err)
+	out, err := s.Run(Tensor{Name: "x", Shape: []int64{1, 3}, Float32: []float32{1, 2, 3}})
+	require.NoError(t, err)
+	assert.Equal(t, []float32{2, 4, 6}, out[0].Float32)
+	require.NoError(t, s.Close())
+	require.NoError(t, Close())
+	_, err = os.Stat(dir)
+	assert.True(t, os.IsNotExist(err), "Close removes %s: %v", dir, err)
+	t.Log("embedded-ok")
 }
