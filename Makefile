@@ -59,6 +59,21 @@ train-test: gotch onnxruntime ## test the trainer (train/torch, cmd/humchess-tra
 train-bench: gotch ## time a training step of the default config on this machine
 	cd train/torch && env $(TRAIN_ENV) $(GO) test -run '^$$' -bench BenchmarkTrainStep -benchtime 3x .
 
+PGN ?=
+SHARDS ?= shards
+
+.PHONY: prep prep-bench
+prep: build ## PGN to training shards: make prep PGN="a.pgn.zst b.pgn.zst" SHARDS=dir [PREP_FLAGS=-force]
+	@test -n "$(PGN)" || { echo 'usage: make prep PGN="games.pgn.zst ..." [SHARDS=dir]'; exit 2; }
+	./bin/humchess prep -o $(SHARDS) $(PREP_FLAGS) $(PGN)
+
+prep-bench: ## time PGN to shards (1 worker and all cores) with a CPU profile in prep-cpu.out
+	$(GO) test -run '^$$' -bench Prep -benchtime 1x -cpuprofile prep-cpu.out ./train/prep/
+
 .PHONY: board-golden
 board-golden: ## regenerate the board encoder and vocabulary golden files (testdata/board/*.golden)
 	$(GO) test ./board -run 'Golden' -update
+
+.PHONY: uci-transcripts
+uci-transcripts: ## regenerate the UCI transcripts' expected output (testdata/uci/*.out); read the diff
+	$(GO) test ./cmd/humchess -run 'Transcripts' -update

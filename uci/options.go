@@ -34,7 +34,6 @@ type Options struct {
 	NetFile          string   // NetFile: net to load; "" = the embedded default
 	Threads          int      // Threads: CPU threads for the net
 	Ponder           bool     // Ponder: the GUI may send go ponder
-	Debug            bool     // set by "debug on|off", not an option
 }
 
 // Opponent is the parsed value of UCI_Opponent:
@@ -203,7 +202,7 @@ func str(name, def, help string, set func(o *Options, v string) error, get func(
 var table = []option{
 	spin("UCI_Elo", 1500, MinElo, MaxElo, "the rating HumChess plays as", func(o *Options) *int { return &o.Elo }),
 	check("UCI_LimitStrength", true, "accepted for GUIs; HumChess always plays at UCI_Elo", func(o *Options) *bool { return &o.LimitStrength }),
-	str("UCI_Opponent", "", "`[GM|IM|FM|CM|NM|WGM|WIM|WFM|WCM|LM|BOT|none] [<rating>|none] [computer|human] <name>`; its rating is the opponent's unless OpponentElo is set",
+	str("UCI_Opponent", "", "`<title> <rating> <computer|human> <name>` (title GM IM FM CM NM WGM WIM WFM WCM WNM LM BOT or none; rating or none); its rating is the opponent's unless OpponentElo is set",
 		func(o *Options, v string) error {
 			p, err := ParseOpponent(v)
 			if err != nil {

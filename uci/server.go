@@ -29,6 +29,7 @@ type Server struct {
 	out    *printer
 	opts   Options
 	cur    *search // the last search; nil before the first go
+	debug  bool    // debug on: print the Engine's notes
 
 	ctx    context.Context // cancelled on quit
 	cancel context.CancelFunc
@@ -157,7 +158,13 @@ func init() {
 // "info string error: ..." (and to Log) and returned; after quit it returns
 // ErrQuit. Following the UCI specification, an unknown leading token is
 // reported and the rest of the line is tried from the next known command.
-func (s *Server) Execute(line string) error {
+func (s *Server) Execute(line string) (err error) {
+	defer func() {
+		if p := recover(); p != nil { // an Engine bug must not kill the loop
+			err = fmt.Errorf("internal error on %q: %v", oneLine(line), p)
+			s.report(err)
+		}
+	}()
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return nil
@@ -173,8 +180,12 @@ func (s *Server) Execute(line string) error {
 		}
 		return err
 	}
-	err := h(s, f[1:])
-	if err != nil && !errors.Is(err, ErrQuit) {
+	err = h(s, f[1:])
+	var r reported
+	switch {
+	case errors.As(err, &r):
+		return r.error
+	case err != nil && !errors.Is(err, ErrQuit):
 		s.report(err)
 	}
 	return err
@@ -188,7 +199,7 @@ func (s *Server) report(err error) {
 }
 
 func (s *Server) debugf(format string, a ...any) {
-	if s.opts.Debug {
+	if s.debug {
 		s.out.line("info string " + oneLine(fmt.Sprintf(format, a...)))
 	}
 }
@@ -204,7 +215,7 @@ func (s *Server) cmdUCI([]string) error {
 }
 
 func (s *Server) cmdDebug(args []string) error {
-	on := !s.opts.Debug
+	on := !s.debug
 	switch {
 	case len(args) == 0:
 	case len(args) == 1 && args[0] == "on":
@@ -214,7 +225,8 @@ func (s *Server) cmdDebug(args []string) error {
 	default:
 		return fmt.Errorf("%w: debug: want \"debug on|off\", got %q", ErrSyntax, strings.Join(args, " "))
 	}
-	return s.configure(func(o *Options) error { o.Debug = on; return nil })
+	s.debug = on // the server's alone: no Engine call, so it is safe while thinking
+	return nil
 }
 
 func (s *Server) cmdIsReady([]string) error {
@@ -225,10 +237,17 @@ func (s *Server) cmdIsReady([]string) error {
 	err := s.engine.Ready()
 	if err != nil {
 		err = fmt.Errorf("isready: %w", err)
+		s.report(err) // before readyok, so the GUI sees it before going on
+		err = reported{err}
 	}
 	s.out.line("readyok")
 	return err
 }
+
+// reported marks an error a handler has already reported.
+type reported struct{ error }
+
+func (r reported) Unwrap() error { return r.error }
 
 func (s *Server) cmdSetOption(args []string) error {
 	name, value, err := parseSetOption(args)
@@ -286,13 +305,13 @@ func (s *Server) cmdGo(args []string) error {
 		computed: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.cur = c
-	go s.think(c, s.opts)
+	go s.think(c, s.opts, s.debug)
 	return nil
 }
 
 // think runs one search: compute, print info, hold as the limits say,
 // print bestmove. Exactly one bestmove per go.
-func (s *Server) think(c *search, o Options) {
+func (s *Server) think(c *search, o Options, debug bool) {
 	var res Result
 	defer func() {
 		s.out.line(bestMoveLine(res))
@@ -306,7 +325,7 @@ func (s *Server) think(c *search, o Options) {
 	for _, e := range res.Errors {
 		s.report(fmt.Errorf("go: %w", e))
 	}
-	if o.Debug {
+	if debug {
 		for _, n := range res.Notes {
 			s.out.line("info string " + oneLine(n))
 		}

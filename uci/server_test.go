@@ -193,7 +193,7 @@ func TestOptionsKeepLastValidState(t *testing.T) {
 	run(s, "setoption name uci_elo value 1900", "setoption name UCI_Elo value 99999", "setoption name multipv value 3",
 		"setoption name NetFile value a b.onnx", "setoption name UCI_Opponent value IM 2400 human Magnus C", "debug on")
 	o := s.Options()
-	if o.Elo != 1900 || o.MultiPV != 3 || o.NetFile != "a b.onnx" || !o.Debug ||
+	if o.Elo != 1900 || o.MultiPV != 3 || o.NetFile != "a b.onnx" || !s.debug ||
 		o.Opponent != (Opponent{Title: "IM", Rating: 2400, Name: "Magnus C"}) {
 		t.Errorf("options after setoption: %+v", o)
 	}
@@ -260,7 +260,7 @@ func TestThinkErrors(t *testing.T) {
 	}
 	s, out = newTestServer(&stub{readyE: errors.New("net: no file")})
 	run(s, "isready")
-	want = "readyok\ninfo string error: isready: net: no file\n"
+	want = "info string error: isready: net: no file\nreadyok\n"
 	if out.String() != want {
 		t.Errorf("failing Ready: got %q, want %q", out.String(), want)
 	}

@@ -23,6 +23,8 @@ func main() {
 			return
 		}
 	}
-	fmt.Fprintln(os.Stderr, "humchess: UCI not wired yet")
-	os.Exit(2)
+	if err := runUCI(os.Args[1:]); err != nil { // no subcommand: speak UCI
+		fmt.Fprintln(os.Stderr, "humchess:", err)
+		os.Exit(1)
+	}
 }

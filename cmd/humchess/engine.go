@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/load"
+	"github.com/humchess/humchess/policy"
+	"github.com/humchess/humchess/uci"
+)
+
+// runUCI speaks UCI on stdin and stdout until quit or EOF: what humchess
+// does with no arguments.
+func runUCI(args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("uci: unexpected arguments %q (set options with setoption)", args)
+	}
+	e := newEngine()
+	defer e.Close()
+	s := uci.NewServer(e, os.Stdout)
+	s.Name = "HumChess " + version
+	s.Log = os.Stderr
+	return s.Run(os.Stdin)
+}
+
+// openDefaultNet opens the embedded default net. nets/load supplies it; nil
+// means this build has none.
+var openDefaultNet func() (nets.Net, error)
+
+// ErrNoDefaultNet is returned when NetFile is empty and the build embeds no net.
+var ErrNoDefaultNet = errors.New("this build embeds no default net: set NetFile to a HumChess .onnx or a Maia/Lc0 .pb.gz file")
+
+// openNet opens a net file by its content (nets/load): a HumChess .onnx or
+// .safetensors, or an Lc0/Maia .pb.gz, with threads ONNX Runtime threads.
+func openNet(path string, threads int) (nets.Net, error) {
+	return load.Open(path, load.Options{Threads: threads})
+}
+
+// engine implements uci.Engine with board, policy and a nets.Net opened
+// lazily (at isready or the first go).
+type engine struct {
+	opts   uci.Options
+	game   *board.Game
+	clock  policy.GameClock
+	net    nets.Net
+	netKey string // NetFile and Threads the net was opened with
+	rng    *mrand.Rand
+
+	// open opens the net for NetFile path ("" = the default) and check
+	// tells whether a NetFile can be opened later; tests replace both.
+	open  func(path string, threads int) (nets.Net, error)
+	check func(path string) error
+}
+
+var _ uci.Engine = (*engine)(nil)
+
+func newEngine() *engine {
+	var seed [16]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		// crypto/rand does not fail on supported platforms; fall back to the clock.
+		binary.LittleEndian.PutUint64(seed[:], uint64(time.Now().UnixNano()))
+	}
+	return &engine{
+		opts:  uci.DefaultOptions(),
+		game:  board.MustNewGame(""),
+		rng:   mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
+		check: func(path string) error { _, err := os.Stat(path); return err },
+		open: func(path string, threads int) (nets.Net, error) {
+			if path != "" {
+				return openNet(path, threads)
+			}
+			if openDefaultNet == nil {
+				return nil, ErrNoDefaultNet
+			}
+			return openDefaultNet()
+		},
+	}
+}
+
+// NewGame implements uci.Engine.
+func (e *engine) NewGame() {
+	e.game = board.MustNewGame("")
+	e.clock.Reset()
+}
+
+// SetPosition implements uci.Engine. A position that does not continue the
+// previous one (another start, or not an extension of its moves) starts a
+// new game for the clock, for GUIs that do not send ucinewgame.
+func (e *engine) SetPosition(fen string, moves []string) error {
+	g, err := board.NewGame(fen)
+	if err != nil {
+		return err
+	}
+	for i, m := range moves {
+		if err := g.Play(m); err != nil {
+			return fmt.Errorf("move %d (%s): %w", i+1, m, err)
+		}
+	}
+	if !continues(e.game, g) {
+		e.clock.Reset()
+	}
+	e.game = g
+	return nil
+}
+
+// continues reports whether next is prev's game with zero or more moves added.
+func continues(prev, next *board.Game) bool {
+	if prev.StartFEN() != next.StartFEN() {
+		return false
+	}
+	a, b := prev.Moves(), next.Moves()
+	if len(b) < len(a) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Configure implements uci.Engine. It checks that NetFile exists; the net is
+// opened at the next isready or go.
+func (e *engine) Configure(o uci.Options) error {
+	if o.NetFile != "" && o.NetFile != e.opts.NetFile {
+		if err := e.check(o.NetFile); err != nil {
+			return fmt.Errorf("NetFile: %w", err)
+		}
+	}
+	e.opts = o
+	return nil
+}
+
+// Ready implements uci.Engine: it opens the net if needed.
+func (e *engine) Ready() error {
+	_, err := e.ensureNet()
+	return err
+}
+
+func (e *engine) ensureNet() (nets.Net, error) {
+	key := fmt.Sprintf("%s\x00%d", e.opts.NetFile, e.opts.Threads)
+	if e.net != nil && e.netKey == key {
+		return e.net, nil
+	}
+	if e.net != nil {
+		_ = e.net.Close() // a failure to release the old net does not stop the new one
+		e.net = nil
+	}
+	n, err := e.open(e.opts.NetFile, e.opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Info().Validate(); err != nil {
+		_ = n.Close() // refused anyway
+		return nil, err
+	}
+	e.net, e.netKey = n, key
+	return n, nil
+}
+
+// Close releases the net.
+func (e *engine) Close() error {
+	if e.net == nil {
+		return nil
+	}
+	err := e.net.Close()
+	e.net = nil
+	return err
+}
+
+// Think implements uci.Engine: the policy pipeline on the current position,
+// then a human think time.
+func (e *engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) {
+	var res uci.Result
+	net, err := e.ensureNet()
+	if err != nil {
+		return res, err
+	}
+	g := e.game
+	o := e.opts
+	p := policy.Params{
+		Temperature:   float64(o.Temperature) / 100,
+		TopP:          float64(o.TopP) / 100,
+		BlunderFilter: o.BlunderFilter,
+		BlunderScale:  float64(o.BlunderThreshold) / 100,
+		Lines:         o.MultiPV,
+		Reply:         o.Ponder,
+	}
+	for _, s := range lim.SearchMoves {
+		m, err := board.ParseMove(s)
+		if err == nil && !g.IsLegal(m) {
+			err = fmt.Errorf("%w: %s", board.ErrIllegalMove, s)
+		}
+		if err != nil {
+			res.Errors = append(res.Errors, fmt.Errorf("searchmoves: %w (ignored)", err))
+			continue
+		}
+		p.SearchMoves = append(p.SearchMoves, m)
+	}
+	if len(lim.SearchMoves) > 0 && len(p.SearchMoves) == 0 {
+		res.Errors = append(res.Errors, errors.New("searchmoves: no legal move given; choosing among all moves"))
+	}
+
+	white := g.SideToMove() == board.White
+	clocks := policy.GUIClocks{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	bctx := e.clock.Context(clocks, white, policy.Setting{
+		MoverElo: o.Elo, OppElo: o.OpponentRating(),
+		Base: time.Duration(o.TimeControl) * time.Second, Inc: time.Duration(o.Increment) * time.Second,
+	})
+
+	rng := e.rng
+	if o.Seed != 0 {
+		// The same seed, start and moves give the same choice, whatever
+		// happened before: a fixed seed replays the same game.
+		rng = mrand.New(mrand.NewPCG(uint64(o.Seed), g.Hash()^uint64(g.Ply())))
+	}
+	ch, err := policy.Choose(ctx, net, g, bctx, p, rng)
+	if err != nil {
+		return res, err
+	}
+	res.Nodes = int64(ch.Evaluated)
+	if ch.Move == board.NullMove {
+		res.Notes = append(res.Notes, "no legal move")
+		return res, nil
+	}
+	res.BestMove = ch.Move.String()
+	if o.Ponder && ch.Reply != board.NullMove {
+		res.Ponder = ch.Reply.String()
+	}
+	if o.MultiPV > 1 {
+		for _, c := range ch.Lines {
+			res.Lines = append(res.Lines, line(c, ch))
+		}
+	} else {
+		res.Lines = []uci.Line{line(ch.Played, ch)}
+	}
+
+	mover, inc := lim.WTime, lim.WInc
+	if !white {
+		mover, inc = lim.BTime, lim.BInc
+	}
+	if inc < 0 && mover >= 0 {
+		inc = 0 // clocks without an increment: none
+	}
+	humanClock := mover >= 0 && !lim.Infinite && lim.MoveTime == 0 && lim.Depth == 0 && lim.Nodes == 0 && lim.Mate == 0
+	if o.HumanTiming && humanClock {
+		top := 0.0
+		if len(ch.Lines) > 0 {
+			top = ch.Lines[0].Prob
+		}
+		c := policy.Clock{Remaining: mover, Inc: inc, MovesToGo: lim.MovesToGo, Overhead: time.Duration(o.MoveOverhead) * time.Millisecond}
+		res.Think = policy.ThinkTime(ch.Root.Time, net.Info().ThinkBinEdges, c, top, rng)
+	}
+
+	res.Notes = append(res.Notes,
+		"net "+net.Info().String(),
+		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock),
+		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),
+	)
+	return res, nil
+}
+
+// line turns a candidate into a uci.Line; without its own evaluation it
+// carries the position's WDL.
+func line(c policy.Candidate, ch policy.Choice) uci.Line {
+	l := uci.Line{Move: c.Move.String(), Prob: c.Prob, WDL: c.WDL, HasWDL: c.HasWDL}
+	if !c.HasWDL && ch.HasWDL {
+		l.WDL, l.HasWDL = ch.RootWDL, true
+	}
+	return l
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/uci"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/uci/*.out from the current output")
+
+// lockedBuffer is written by the UCI printer and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// fakeEngine is the real adapter on the nets Fake net (seed 1; NetFile
+// "nowdl.fake" gives a Fake without value and time heads).
+func fakeEngine() *engine {
+	e := newEngine()
+	e.open = func(path string, threads int) (nets.Net, error) {
+		switch path {
+		case "":
+			return nets.NewFake(1), nil
+		case "nowdl.fake":
+			return &nets.Fake{Seed: 1, NoWDL: true, NoTime: true}, nil
+		}
+		return nil, errors.New("no such test net: " + path)
+	}
+	e.check = func(path string) error {
+		if path == "nowdl.fake" {
+			return nil
+		}
+		return errors.New("no such test net: " + path)
+	}
+	return e
+}
+
+// newTranscriptServer is a Server on the Fake net with a stopped clock,
+// Seed 1 and HumanTiming off, so that every transcript is deterministic.
+func newTranscriptServer(out *lockedBuffer) (*uci.Server, *engine) {
+	e := fakeEngine()
+	s := uci.NewServer(e, out)
+	s.Name = "HumChess test"
+	t0 := time.Unix(0, 0)
+	s.Now = func() time.Time { return t0 }
+	for _, l := range []string{"setoption name Seed value 1", "setoption name HumanTiming value false"} {
+		if err := s.Execute(l); err != nil {
+			panic(err)
+		}
+	}
+	return s, e
+}
+
+// runTranscript feeds the lines of in one by one, waiting after each for
+// the search to print what it will print before the next command.
+func runTranscript(in string) string {
+	out := &lockedBuffer{}
+	s, e := newTranscriptServer(out)
+	defer e.Close()
+	for _, line := range strings.Split(in, "\n") {
+		if strings.HasPrefix(line, "#") { // comments in .in files
+			continue
+		}
+		if errors.Is(s.Execute(line), uci.ErrQuit) {
+			break
+		}
+		s.Sync()
+	}
+	s.Close()
+	return out.String()
+}
+
+// TestTranscripts runs testdata/uci/*.in through uci.Run's command loop
+// with the adapter on the Fake net and compares with *.out. Regenerate with
+// go test ./cmd/humchess -run Transcripts -update.
+func TestTranscripts(t *testing.T) {
+	ins, err := filepath.Glob("../../testdata/uci/*.in")
+	if err != nil || len(ins) == 0 {
+		t.Fatalf("no transcripts in testdata/uci (%v)", err)
+	}
+	for _, in := range ins {
+		name := strings.TrimSuffix(filepath.Base(in), ".in")
+		t.Run(name, func(t *testing.T) {
+			input, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runTranscript(string(input))
+			outPath := strings.TrimSuffix(in, ".in") + ".out"
+			if *update {
+				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(outPath)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("transcript %s.in:\n--- want (%s)\n%s--- got\n%s", name, outPath, want, got)
+			}
+			// Protocol invariants, whatever the expected file says.
+			if g, b := strings.Count(string(input), "\ngo")+boolInt(strings.HasPrefix(string(input), "go")), strings.Count(got, "bestmove "); g != b {
+				t.Errorf("transcript %s: %d go commands but %d bestmove lines", name, g, b)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestSeedReplaysGame plays the engine against itself twice with the same
+// seed and gets the same game; another seed gives another game.
+func TestSeedReplaysGame(t *testing.T) {
+	play := func(seed string) string {
+		out := &lockedBuffer{}
+		s, e := newTranscriptServer(out)
+		defer e.Close()
+		s.Execute("setoption name Seed value " + seed)
+		var moves []string
+		for range 16 {
+			s.Execute("position startpos moves " + strings.Join(moves, " "))
+			s.Execute("go wtime 60000 btime 60000")
+			s.Sync()
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			f := strings.Fields(lines[len(lines)-1])
+			if len(f) < 2 || f[0] != "bestmove" || f[1] == "0000" {
+				break
+			}
+			moves = append(moves, f[1])
+		}
+		return strings.Join(moves, " ")
+	}
+	a, b, c := play("7"), play("7"), play("8")
+	if a != b {
+		t.Errorf("seed 7 played\n%s\nthen\n%s", a, b)
+	}
+	if a == c {
+		t.Errorf("seeds 7 and 8 played the same game %s", a)
+	}
+}
+
+// TestHumanTimingWaits checks that with HumanTiming the bestmove comes
+// after a think time within the safe share of the clock, and that stop
+// cuts it short.
+func TestHumanTimingWaits(t *testing.T) {
+	out := &lockedBuffer{}
+	e := fakeEngine()
+	defer e.Close()
+	s := uci.NewServer(e, out)
+	s.Execute("setoption name MoveOverhead value 0")
+	start := time.Now()
+	s.Execute("go wtime 2000 btime 2000") // safe share 2s/20 = 100 ms
+	s.Sync()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("think time %v beyond the safe share of 100 ms", d)
+	}
+	s.Execute("go wtime 3600000 btime 3600000") // up to 3 minutes
+	time.Sleep(10 * time.Millisecond)
+	start = time.Now()
+	s.Execute("stop")
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("stop took %v", d)
+	}
+	if n := strings.Count(out.String(), "bestmove"); n != 2 {
+		t.Errorf("%d bestmoves for 2 go: %s", n, out.String())
+	}
+}
+
+func TestEloRangeCoversAnchors(t *testing.T) {
+	lo, hi := board.RatingAnchors[0], board.RatingAnchors[len(board.RatingAnchors)-1]
+	if float32(uci.MinElo) < lo || float32(uci.MaxElo) > hi {
+		t.Errorf("UCI_Elo range %d..%d leaves the rating anchors %v..%v", uci.MinElo, uci.MaxElo, lo, hi)
+	}
+}
+
+func TestNoDefaultNet(t *testing.T) {
+	saved := openDefaultNet
+	defer func() { openDefaultNet = saved }()
+	openDefaultNet = nil
+	e := newEngine()
+	if err := e.Ready(); !errors.Is(err, ErrNoDefaultNet) {
+		t.Errorf("Ready without a default net: %v, want ErrNoDefaultNet", err)
+	}
+	if err := e.Configure(func() uci.Options { o := uci.DefaultOptions(); o.NetFile = "/nonexistent/net.onnx"; return o }()); err == nil {
+		t.Error("Configure with a missing NetFile: no error")
+	}
+	if _, err := openNet("net.txt", 1); err == nil {
+		t.Error("openNet of an unknown format: no error")
+	}
+}
+
+// BenchmarkGoToBestmove measures one "go" to its bestmove through the
+// protocol, the adapter and the policy pipeline on the Fake net.
+func BenchmarkGoToBestmove(b *testing.B) {
+	out := &lockedBuffer{}
+	s, e := newTranscriptServer(out)
+	defer e.Close()
+	s.Execute("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6")
+	s.Execute("isready")
+	for b.Loop() {
+		s.Execute("go wtime 60000 btime 60000 winc 1000 binc 1000")
+		s.Sync()
+	}
+}
+
+// FuzzEngineLine drives the adapter (board validation, policy) with
+// arbitrary command lines: nothing may panic, every go gets its bestmove.
+func FuzzEngineLine(f *testing.F) {
+	for _, s := range []string{
+		"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 moves e2e4",
+		"position fen 8/8/8/8/8/8/8/K6k w - - 0 1",
+		"position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+		"position startpos moves e2e4 e7e5 e1e2 e8e7",
+		"go searchmoves e2e4 zz wtime 5 btime -3 movestogo 1",
+		"setoption name UCI_Opponent value GM 2900 human x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		out := &lockedBuffer{}
+		s, e := newTranscriptServer(out)
+		defer e.Close()
+		s.Execute(line)
+		s.Execute("go depth 1")
+		s.Sync()
+		s.Close()
+		if !strings.Contains(out.String(), "bestmove ") {
+			t.Errorf("after %q and go: no bestmove in %q", line, out.String())
+		}
+	})
+}

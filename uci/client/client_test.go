@@ -1,0 +1,204 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	fakeOnce sync.Once
+	fakePath string
+	fakeErr  error
+)
+
+// fakeEngine builds testdata/match/fakeengine once per test binary.
+func fakeEngine(t *testing.T) string {
+	t.Helper()
+	fakeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fakeengine")
+		if err != nil {
+			fakeErr = err
+			return
+		}
+		fakePath = filepath.Join(dir, "fakeengine")
+		out, err := exec.Command("go", "build", "-o", fakePath, "../../testdata/match/fakeengine").CombinedOutput()
+		if err != nil {
+			fakeErr = errors.New(string(out))
+		}
+	})
+	require.NoError(t, fakeErr, "building the fake engine")
+	return fakePath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fakePath != "" {
+		_ = os.RemoveAll(filepath.Dir(fakePath))
+	}
+	os.Exit(code)
+}
+
+func TestLimitsCommand(t *testing.T) {
+	for _, tc := range []struct {
+		l    Limits
+		want string
+	}{
+		{Limits{WTime: 60 * time.Second, BTime: 59500 * time.Millisecond, WInc: time.Second, BInc: time.Second}, "go wtime 60000 btime 59500 winc 1000 binc 1000"},
+		{Limits{Nodes: 1}, "go nodes 1"},
+		{Limits{MoveTime: 100 * time.Millisecond}, "go movetime 100"},
+		{Limits{Depth: 8}, "go depth 8"},
+		{Limits{Raw: " nodes 5 "}, "go nodes 5"},
+		{Limits{}, "go infinite"},
+	} {
+		assert.Equal(t, tc.want, tc.l.Command(), "%+v", tc.l)
+	}
+}
+
+func TestLooksLikeMove(t *testing.T) {
+	for s, want := range map[string]bool{"e2e4": true, "e7e8q": true, "a1h8": true, "e7e8k": false, "e2e": false, "i2e4": false, "e2e9": false, "": false, "0000": false} {
+		assert.Equal(t, want, LooksLikeMove(s), "LooksLikeMove(%q)", s)
+	}
+}
+
+func TestParseInfo(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want Result
+	}{
+		{"info depth 12 seldepth 15 score cp -35 nodes 12000 pv e2e4", Result{Depth: 12, Nodes: 12000, Score: Score{Valid: true, Value: -35}}},
+		{"info depth 5 score mate -3 pv a1a2", Result{Depth: 5, Score: Score{Valid: true, Mate: true, Value: -3}}},
+		{"info string depth 7 score cp 10", Result{}},
+		{"info score cp", Result{}},
+		{"info depth x", Result{}},
+	} {
+		var r Result
+		parseInfo(strings.Fields(tc.line), &r)
+		assert.Equal(t, tc.want, r, tc.line)
+	}
+}
+
+func TestEngine(t *testing.T) {
+	bin := fakeEngine(t)
+	ctx := context.Background()
+	cfg := func(args ...string) Config {
+		return Config{Path: bin, Args: args, InitTimeout: 2 * time.Second, ReadyTimeout: time.Second}
+	}
+	for _, tc := range []struct {
+		name     string
+		cfg      Config
+		startErr error
+		goErr    error // of the second go (the first is always fine unless the mode fires at 0)
+		timeout  time.Duration
+	}{
+		{name: "well behaved", cfg: cfg()},
+		{name: "missing program", cfg: Config{Path: filepath.Join(t.TempDir(), "nope")}, startErr: ErrStart},
+		{name: "no program", cfg: Config{}, startErr: ErrStart},
+		{name: "no uciok", cfg: cfg("-no-uciok"), startErr: ErrTimeout},
+		{name: "no readyok", cfg: cfg("-no-readyok"), startErr: ErrTimeout},
+		{name: "crash", cfg: cfg("-crash-after", "1"), goErr: ErrCrashed},
+		{name: "stall", cfg: cfg("-sleep-after", "1"), goErr: ErrTimeout, timeout: 300 * time.Millisecond},
+		{name: "malformed bestmove", cfg: cfg("-garbage-after", "1"), goErr: ErrMalformed},
+		{name: "bad option name", cfg: Config{Path: bin, Options: []Option{{Name: " "}}}, startErr: ErrBadRequest},
+		{name: "option with newline", cfg: Config{Path: bin, Options: []Option{{Name: "UCI_Elo", Value: "1\nquit"}}}, startErr: ErrBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			begin := time.Now()
+			e, err := Start(ctx, tc.cfg)
+			if tc.startErr != nil {
+				require.ErrorIs(t, err, tc.startErr, "Start(%+v)", tc.cfg)
+				assert.Less(t, time.Since(begin), 5*time.Second, "Start must not hang")
+				return
+			}
+			require.NoError(t, err)
+			defer e.Close()
+			assert.Equal(t, "fakeengine", e.Name())
+			assert.True(t, e.HasOption("uci_elo"), "declared option UCI_Elo")
+			assert.False(t, e.HasOption("Hash"))
+			require.NoError(t, e.SetOption("UCI_Elo", "1200"))
+			require.NoError(t, e.NewGame(ctx))
+			require.NoError(t, e.Position("", []string{"e2e4"}))
+			r, err := e.Go(ctx, Limits{Nodes: 1}, 2*time.Second)
+			require.NoError(t, err)
+			assert.True(t, LooksLikeMove(r.BestMove), "bestmove %q", r.BestMove)
+			assert.True(t, r.Score.Valid, "score parsed from the info line")
+			require.NoError(t, e.Position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", []string{r.BestMove}))
+			timeout := tc.timeout
+			if timeout == 0 {
+				timeout = 2 * time.Second
+			}
+			begin = time.Now()
+			r, err = e.Go(ctx, Limits{WTime: time.Second, BTime: time.Second}, timeout)
+			if tc.goErr == nil {
+				require.NoError(t, err)
+				assert.True(t, e.Alive())
+				require.NoError(t, e.IsReady(ctx))
+				return
+			}
+			require.ErrorIs(t, err, tc.goErr)
+			assert.Less(t, time.Since(begin), timeout+3*time.Second, "Go must not hang")
+			assert.False(t, e.Alive(), "a failed engine is not reused")
+			assert.ErrorIs(t, e.IsReady(ctx), ErrClosed)
+			assert.ErrorIs(t, e.Position("", nil), ErrClosed)
+		})
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	e, err := Start(context.Background(), Config{Path: fakeEngine(t), Args: []string{"-sleep-after", "0"}})
+	require.NoError(t, err)
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.NoError(t, e.Position("", nil))
+	_, err = e.Go(ctx, Limits{Nodes: 1}, time.Minute)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.False(t, e.Alive())
+}
+
+func TestCloseTwice(t *testing.T) {
+	e, err := Start(context.Background(), Config{Path: fakeEngine(t)})
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+	require.NoError(t, e.Close())
+	assert.ErrorIs(t, e.IsReady(context.Background()), ErrClosed)
+}
+
+func TestGoWithoutLimit(t *testing.T) {
+	e, err := Start(context.Background(), Config{Path: fakeEngine(t)})
+	require.NoError(t, err)
+	defer e.Close()
+	_, err = e.Go(context.Background(), Limits{}, time.Second)
+	assert.ErrorIs(t, err, ErrBadRequest)
+}
+
+const stockfish = "/usr/games/stockfish"
+
+func TestStockfish(t *testing.T) {
+	if _, err := os.Stat(stockfish); err != nil {
+		t.Skip("no stockfish at", stockfish)
+	}
+	ctx := context.Background()
+	e, err := Start(ctx, Config{Path: stockfish, Options: []Option{{"Threads", "1"}, {"Hash", "16"}}})
+	require.NoError(t, err)
+	defer e.Close()
+	assert.Contains(t, e.Name(), "Stockfish")
+	assert.True(t, e.HasOption("UCI_Elo"))
+	require.NoError(t, e.NewGame(ctx))
+	// Mate in one: the queen takes f7.
+	require.NoError(t, e.Position("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", nil))
+	r, err := e.Go(ctx, Limits{Depth: 5}, 10*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, "h5f7", r.BestMove)
+	assert.Equal(t, Score{Valid: true, Mate: true, Value: 1}, r.Score)
+	assert.Equal(t, 5, r.Depth, "the last info line's depth")
+}

@@ -1,0 +1,13 @@
+// Package client drives an external UCI engine process: it starts the
+// program with its arguments, performs the uci/uciok handshake, sends
+// setoption lines, synchronises with isready/readyok, sets positions and
+// runs "go" with a clock or a node or time limit, and reads the bestmove.
+//
+// Every wait has a deadline. An engine that exits is reported as ErrCrashed,
+// one that does not answer in time as ErrTimeout (the process is killed so
+// nothing ever hangs), one that prints something unreadable where an answer
+// is due as ErrMalformed. Close kills the process.
+//
+// The package knows the protocol's text only; it does not check that the
+// engine's move is legal (callers hold the board) and knows nothing of nets.
+package client
