@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/humchess/humchess/board"
@@ -82,8 +83,9 @@ func requireClose(t testing.TB, want, got Result, tol float64, what string) {
 		want, got []float32
 	}{{"move", want.Move, got.Move}, {"wdl", want.WDL, got.WDL}, {"time", want.Time, got.Time}, {"from", want.From, got.From}, {"to", want.To, got.To}} {
 		require.Len(t, o.got, len(o.want), "%s: output %s length", what, o.name)
-		d, at := maxDiff(o.want, o.got)
-		require.Less(t, d, tol, "%s: output %s index %d: Go %v, ONNX %v", what, o.name, at, o.want[max(at, 0)], o.got[max(at, 0)])
+		if d, at := maxDiff(o.want, o.got); !(d < tol) {
+			require.Failf(t, "outputs differ", "%s: output %s index %d: Go %v, ONNX %v (|diff| %g >= %g)", what, o.name, at, o.want[at], o.got[at], d, tol)
+		}
 	}
 }
 
@@ -156,4 +158,57 @@ func TestEveryWeightMatters(t *testing.T) {
 		require.NoError(t, err)
 		requireClose(t, want, runONNX(t, model, a, b, 1), 1e-4, "perturbed "+tn.Name)
 	}
+}
+
+func TestForwardRefusesBadInput(t *testing.T) {
+	a := Tiny(board.DefaultContract())
+	w, err := RandomWeights(a, 1)
+	require.NoError(t, err)
+	m, err := NewModel(a, w)
+	require.NoError(t, err)
+	good := randomBatch(a, 2, 1)
+	for _, tc := range []struct {
+		name   string
+		change func(*Batch)
+	}{
+		{"negative n", func(b *Batch) { b.N = -1 }},
+		{"short pieces", func(b *Batch) { b.Pieces = b.Pieces[1:] }},
+		{"short squares", func(b *Batch) { b.Squares = b.Squares[1:] }},
+		{"long global", func(b *Batch) { b.Global = append(b.Global, 0) }},
+		{"piece token 13", func(b *Batch) { b.Pieces = append([]int64{13}, b.Pieces[1:]...) }},
+		{"piece token -1", func(b *Batch) { b.Pieces = append([]int64{-1}, b.Pieces[1:]...) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := good
+			tc.change(&b)
+			_, err := m.Forward(b)
+			assert.ErrorIs(t, err, ErrInput)
+		})
+	}
+	r, err := m.Forward(Batch{})
+	require.NoError(t, err)
+	assert.Empty(t, r.Move)
+
+	delete(w, "norm")
+	_, err = NewModel(a, w)
+	assert.ErrorIs(t, err, ErrWeights)
+}
+
+func FuzzParseArch(f *testing.F) {
+	f.Add(Tiny(board.DefaultContract()).JSON())
+	f.Add(`{"layers":1e9}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseArch(s)
+		if err != nil {
+			return
+		}
+		require.NoError(t, a.Validate())
+		require.Equal(t, a.ParamCount(), func() int64 {
+			var n int64
+			for _, ts := range a.Tensors() {
+				n += int64(ts.Size())
+			}
+			return n
+		}())
+	})
 }

@@ -3,9 +3,9 @@ package transformer
 import (
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,7 +29,7 @@ var testPositions = []struct {
 	{"startpos", "e2e4 e7e5 g1f3 b8c6 f1b5", board.Context{MoverRating: 1500, OppRating: 1620, Base: 180, Inc: 2, MoverClock: 170, OppClock: 175.5}},
 	{"8/8/8/8/8/8/1p4k1/R3K3 b - - 0 1", "", board.Context{MoverRating: 900, OppRating: 2500, Base: 60, Inc: 0, MoverClock: 3, OppClock: 50}},
 	{"3r4/4P3/8/8/8/8/8/4K2k w - - 0 1", "", board.Context{MoverRating: 2200, OppRating: -1, Base: -1, Inc: -1, MoverClock: -1, OppClock: -1}},
-	{"r3k2r/pppq1ppp/8/3pP3/8/8/PPPQ1PPP/R3K2R w KQkq d6 0 9", "", board.Context{MoverRating: 1800, OppRating: 1790, Base: 600, Inc: 5, MoverClock: 400, OppClock: 380}},
+	{"r3k2r/ppp1qppp/8/3pP3/8/8/PPPQ1PPP/R3K2R w KQkq d6 0 9", "", board.Context{MoverRating: 1800, OppRating: 1790, Base: 600, Inc: 5, MoverClock: 400, OppClock: 380}},
 }
 
 func testInputs(t testing.TB) []nets.Input {
@@ -187,7 +187,7 @@ func TestOpenRefuses(t *testing.T) {
 		msg   []string
 	}{
 		{"contract version", otherModel, nets.ErrContractMismatch,
-			[]string{"version " + itoa(board.ContractVersion+1), "version " + itoa(board.ContractVersion)}},
+			[]string{"version " + strconv.Itoa(board.ContractVersion+1), "version " + strconv.Itoa(board.ContractVersion)}},
 		{"input sizes", wrongDimsModel, ErrArch, []string{"square"}},
 		{"not humchess", plain, ErrNotHumChess, []string{MetaArch}},
 		{"not onnx", []byte("hello, world"), onnx.ErrNotONNX, nil},
@@ -205,19 +205,6 @@ func TestOpenRefuses(t *testing.T) {
 			}
 		})
 	}
-}
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 func TestNetLifecycle(t *testing.T) {
@@ -281,8 +268,8 @@ func TestConvertSafetensorsToONNX(t *testing.T) {
 	meta, err := onnx.ReadMetadata(model)
 	require.NoError(t, err)
 	for k, v := range map[string]string{
-		MetaContractVersion: itoa(board.ContractVersion),
-		MetaContractDerived: itoa(int(board.DefaultContract().Derived)),
+		MetaContractVersion: strconv.Itoa(board.ContractVersion),
+		MetaContractDerived: strconv.Itoa(int(board.DefaultContract().Derived)),
 		MetaVocab:           "1858 humchess-1858",
 		MetaHistory:         "8",
 		MetaArch:            a.JSON(),
@@ -297,5 +284,31 @@ func TestConvertSafetensorsToONNX(t *testing.T) {
 	assert.ErrorIs(t, ConvertSafetensorsToONNX(st, bad), ErrTruncated)
 	_, err = os.Stat(bad)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_ = math.Abs
+}
+
+// TestDefaultArchMatches runs the Default architecture (8 heads, 8 layers)
+// once through both paths on a real position. Skipped with -short.
+func TestDefaultArchMatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the Default architecture's Go forward takes about a second")
+	}
+	lib := ortLib(t)
+	a := Default(board.DefaultContract())
+	w, err := RandomWeights(a, 6)
+	require.NoError(t, err)
+	m, err := NewModel(a, w)
+	require.NoError(t, err)
+	model, err := BuildONNX(a, w)
+	require.NoError(t, err)
+	n, err := Open(model, Options{LibraryPath: lib})
+	require.NoError(t, err)
+	defer n.Close()
+	b, err := EncodeInputs(a.Contract(), testInputs(t)[1:3])
+	require.NoError(t, err)
+	want, err := m.Forward(b)
+	require.NoError(t, err)
+	got, err := n.Run(b)
+	require.NoError(t, err)
+	want.From, want.To = nil, nil
+	requireClose(t, want, got, 1e-4, "default arch")
 }

@@ -21,11 +21,8 @@ const (
 	MetaHistory         = "humchess.history"          // decimal board.HistoryLen
 	MetaArch            = "humchess.arch"             // Arch JSON
 	MetaSHA256          = "humchess.sha256"           // hex sha256 of the weights (WeightsSHA256)
-	MetaKind            = "humchess.kind"             // "transformer"
+	MetaKind            = "humchess.kind"             // "transformer" (informative)
 )
-
-// Kind is the value of MetaKind and the Info kind of Net.
-const Kind = "humchess"
 
 // Input and output names of the ONNX graph.
 const (
@@ -132,6 +129,15 @@ type graphBuilder struct {
 	eps float32
 }
 
+// rms is RMSNorm over the last axis times gain: x / sqrt(mean(x^2) + eps) *
+// gain, written with Pow(x,2) as torch exports it (the pattern ONNX Runtime
+// fuses into SimplifiedLayerNormalization).
+func (b *graphBuilder) rms(x, gain string) string {
+	g := b.g
+	ms := g.ReduceMean(g.Pow(x, g.Scalar(2)), true, -1)
+	return g.Mul(g.Div(x, g.Sqrt(g.Add(ms, g.Scalar(b.eps)))), gain)
+}
+
 // init adds weight name as an initializer with its Arch shape.
 func (b *graphBuilder) init(name string) string {
 	for _, t := range b.a.Tensors() { // small: fine at build time
@@ -191,11 +197,11 @@ func (b *graphBuilder) build() {
 	// 2. Layers.
 	for l := 0; l < a.Layers; l++ {
 		pre := fmt.Sprintf("layers.%d.", l)
-		h := g.RMSNorm(x, b.init(pre+"norm1"), b.eps)
+		h := b.rms(x, b.init(pre+"norm1"))
 		heads := func(t, norm string) string { // [B,64,d] -> normed [B,H,64,hd]
 			t = g.Reshape(t, 0, NumSquares, int64(H), int64(hd))
 			if norm != "" {
-				t = g.RMSNorm(t, b.init(norm), b.eps)
+				t = b.rms(t, b.init(norm))
 			}
 			return g.Transpose(t, 0, 2, 1, 3)
 		}
@@ -210,13 +216,13 @@ func (b *graphBuilder) build() {
 		att = g.Reshape(g.Transpose(att, 0, 2, 1, 3), 0, NumSquares, int64(d))
 		x = g.Add(x, b.linear(att, pre+"attn.o", d, d, ""))
 
-		h = g.RMSNorm(x, b.init(pre+"norm2"), b.eps)
+		h = b.rms(x, b.init(pre+"norm2"))
 		f := g.SiLU(b.linear(h, pre+"ffn.w1", a.FFNDim, d, ""))
 		x = g.Add(x, b.linear(f, pre+"ffn.w2", d, a.FFNDim, ""))
 	}
 
 	// 3. Final norm.
-	x = g.RMSNorm(x, b.init("norm"), b.eps)
+	x = b.rms(x, b.init("norm"))
 
 	// 4. Heads.
 	p := a.PolicyDim
@@ -264,10 +270,10 @@ func (b *graphBuilder) smolgen(h, pre, gen string) string {
 	c := b.linear(h, pre+"smolgen.compress", C, d, "")
 	c = g.Reshape(c, 0, int64(NumSquares*C)) // [B,64*C], square-major
 	s := g.SiLU(b.linear(c, pre+"smolgen.dense1.weight", Hs, NumSquares*C, pre+"smolgen.dense1.bias"))
-	s = g.RMSNorm(s, b.init(pre+"smolgen.norm1"), b.eps)
+	s = b.rms(s, b.init(pre+"smolgen.norm1"))
 	s = b.linear(s, pre+"smolgen.dense2.weight", H*Hs, Hs, pre+"smolgen.dense2.bias")
 	s = g.Reshape(s, 0, int64(H), int64(Hs))
-	s = g.RMSNorm(s, b.init(pre+"smolgen.norm2"), b.eps)
+	s = b.rms(s, b.init(pre+"smolgen.norm2"))
 	s = g.MatMul(s, gen) // [B,H,4096]
 	return g.Reshape(s, 0, int64(H), NumSquares, NumSquares)
 }
