@@ -81,6 +81,14 @@ func NewSession(model []byte, opts SessionOptions) (*Session, error) {
 	if err := so.SetInterOpNumThreads(inter); err != nil {
 		return nil, fmt.Errorf("ort: inter-op threads %d: %w", inter, err)
 	}
+	// Spinning worker threads burn the cores a GUI, a second engine or the
+	// other side of a match need; an engine that waits between moves gains
+	// nothing from them.
+	for _, key := range []string{"session.intra_op.allow_spinning", "session.inter_op.allow_spinning"} {
+		if err := so.AddSessionConfigEntry(key, "0"); err != nil {
+			return nil, fmt.Errorf("ort: %s: %w", key, err)
+		}
+	}
 	inputs := make([]string, len(info.Inputs))
 	for i, v := range info.Inputs {
 		inputs[i] = v.Name
