@@ -1,8 +1,11 @@
 package lc0
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // Result is the raw output of one forward pass.
@@ -70,33 +73,43 @@ func (c *Conv) apply(x, out []float32) []float32 {
 	if out == nil {
 		out = make([]float32, c.Out*64)
 	}
-	k := c.Kernel
-	pad := k / 2
 	for o := 0; o < c.Out; o++ {
 		dst := out[o*64 : o*64+64]
-		b := c.B[o]
 		for i := range dst {
-			dst[i] = b
+			dst[i] = c.B[o]
 		}
+	}
+	if c.Kernel == 1 {
+		for o := 0; o < c.Out; o++ {
+			dst := out[o*64 : o*64+64]
+			for ci, wv := range c.W[o*c.In : (o+1)*c.In] {
+				src := x[ci*64 : ci*64+64]
+				for i := range dst {
+					dst[i] += wv * src[i]
+				}
+			}
+		}
+		return out
+	}
+	// 3x3: copy the input into zero-padded 10x10 planes, then slide.
+	pad := make([]float32, c.In*100)
+	for ci := 0; ci < c.In; ci++ {
+		for y := 0; y < 8; y++ {
+			copy(pad[ci*100+(y+1)*10+1:ci*100+(y+1)*10+9], x[ci*64+y*8:ci*64+y*8+8])
+		}
+	}
+	for o := 0; o < c.Out; o++ {
+		dst := out[o*64 : o*64+64]
 		for ci := 0; ci < c.In; ci++ {
-			src := x[ci*64 : ci*64+64]
-			wk := c.W[(o*c.In+ci)*k*k : (o*c.In+ci+1)*k*k]
-			for ky := 0; ky < k; ky++ {
-				dy := ky - pad
-				for kx := 0; kx < k; kx++ {
-					dx := kx - pad
-					wv := wk[ky*k+kx]
-					if wv == 0 {
-						continue
-					}
-					x0, x1 := max(0, -dx), min(8, 8-dx)
-					for y := max(0, -dy); y < min(8, 8-dy); y++ {
-						d := dst[y*8+x0 : y*8+x1]
-						s := src[(y+dy)*8+x0+dx : (y+dy)*8+x1+dx]
-						for i := range d {
-							d[i] += wv * s[i]
-						}
-					}
+			p := pad[ci*100 : ci*100+100]
+			w := c.W[(o*c.In+ci)*9 : (o*c.In+ci)*9+9]
+			for y := 0; y < 8; y++ {
+				r0, r1, r2 := p[y*10:y*10+10], p[y*10+10:y*10+20], p[y*10+20:y*10+30]
+				d := dst[y*8 : y*8+8]
+				for i := range d {
+					d[i] += w[0]*r0[i] + w[1]*r0[i+1] + w[2]*r0[i+2] +
+						w[3]*r1[i] + w[4]*r1[i+1] + w[5]*r1[i+2] +
+						w[6]*r2[i] + w[7]*r2[i+1] + w[8]*r2[i+2]
 				}
 			}
 		}
@@ -147,4 +160,53 @@ func relu(x []float32) {
 			x[i] = 0
 		}
 	}
+}
+
+// forwardBatch runs Forward on b positions (b*InputPlanes*64 floats) on up
+// to GOMAXPROCS goroutines, returning [b][NumMoves] policy logits and the
+// [b][len(Value)] value outputs. It checks ctx between positions.
+func (w *Weights) forwardBatch(ctx context.Context, planes []float32, b int) (policy, value []float32, err error) {
+	const per = InputPlanes * 64
+	if b <= 0 || len(planes) != b*per {
+		return nil, nil, fmt.Errorf("%w: %d input floats for batch %d", ErrInput, len(planes), b)
+	}
+	res := make([]Result, b)
+	errs := make([]error, b)
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for k := 0; k < min(runtime.GOMAXPROCS(0), b); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				j := i
+				i++
+				next.Unlock()
+				if j >= b {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[j] = err
+					continue
+				}
+				res[j], errs[j] = w.Forward(planes[j*per : (j+1)*per])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	nv := len(res[0].Value)
+	policy = make([]float32, 0, b*NumMoves)
+	value = make([]float32, 0, b*nv)
+	for _, r := range res {
+		policy = append(policy, r.Policy...)
+		value = append(value, r.Value...)
+	}
+	return policy, value, nil
 }

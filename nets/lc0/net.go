@@ -203,18 +203,7 @@ func (n *Net) Evaluate(ctx context.Context, in []nets.Input) ([]nets.Output, err
 func (n *Net) run(ctx context.Context, planes []float32, b int) (policy, value []float32, err error) {
 	const per = InputPlanes * 64
 	if n.sess == nil {
-		for i := 0; i < b; i++ {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-			r, err := n.w.Forward(planes[i*per : (i+1)*per])
-			if err != nil {
-				return nil, nil, err
-			}
-			policy = append(policy, r.Policy...)
-			value = append(value, r.Value...)
-		}
-		return policy, value, nil
+		return n.w.forwardBatch(ctx, planes, b)
 	}
 	outs, err := n.sess.Run(ort.Tensor{Name: ONNXInput, Shape: []int64{int64(b), InputPlanes, 8, 8}, Float32: planes})
 	if err != nil {

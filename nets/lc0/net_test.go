@@ -10,6 +10,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/onnx"
 	"github.com/humchess/humchess/nets/ort"
 )
 
@@ -81,7 +82,7 @@ func TestONNXMatchesGoForward(t *testing.T) {
 func TestORTMatchesLc0(t *testing.T) {
 	needORT(t)
 	ref := loadReference(t)
-	worst := 0.0
+	worst, worstWDL := 0.0, 0.0
 	for _, name := range []string{"maia-1100", "maia-1900"} {
 		n := openTestNet(t, name, Options{})
 		require.Equal(t, BackendORT, n.Backend())
@@ -99,10 +100,29 @@ func TestORTMatchesLc0(t *testing.T) {
 		for i, l := range lines {
 			require.Equal(t, in[i].Game.LegalMoves(), out[i].Moves)
 			require.Nil(t, out[i].Time)
-			worst = math.Max(worst, refScore(t, l, in[i].Game, out[i].Logits, out[i].WDL))
+			p, v := refScore(t, l, in[i].Game, out[i].Logits, out[i].WDL)
+			worst, worstWDL = math.Max(worst, p), math.Max(worstWDL, v)
 		}
 	}
-	t.Logf("ONNX Runtime: max prior deviation %.4f points over %d positions", worst, len(ref))
+	t.Logf("ONNX Runtime: max prior deviation %.4f points, max WDL deviation %.2f per mille, over %d positions", worst, worstWDL, len(ref))
+}
+
+func TestONNXModelInfo(t *testing.T) {
+	w := testWeights(t, "maia-1100")
+	model, err := w.ONNX("maia-1100", map[string]string{"extra": "x"})
+	require.NoError(t, err)
+	info, err := onnx.ReadInfo(model)
+	require.NoError(t, err)
+	require.Len(t, info.Inputs, 1)
+	require.Equal(t, ONNXInput, info.Inputs[0].Name)
+	require.Len(t, info.Outputs, 2)
+	require.Equal(t, ONNXPolicy, info.Outputs[0].Name)
+	require.Equal(t, ONNXWDL, info.Outputs[1].Name)
+	md, err := onnx.ReadMetadata(model)
+	require.NoError(t, err)
+	require.Equal(t, "x", md["extra"])
+	require.Equal(t, "6", md["lc0.blocks"])
+	require.Equal(t, "64", md["lc0.filters"])
 }
 
 func TestNetInfoAndErrors(t *testing.T) {

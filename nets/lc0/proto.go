@@ -66,8 +66,8 @@ const (
 	fSEW2 = 3
 	fSEB2 = 4
 
-	fLayerMin    = 1
-	fLayerMax    = 2
+	fLayerMin      = 1
+	fLayerMax      = 2
 	fLayerParams   = 3
 	fLayerEncoding = 4
 

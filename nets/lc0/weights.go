@@ -137,7 +137,7 @@ type Weights struct {
 	Value1, Value2 Dense
 }
 
-// kEpsilon is Lc0's batch-norm epsilon.
+// bnEpsilon is Lc0's batch-norm epsilon.
 const bnEpsilon = 1e-5
 
 // build dequantises, checks shapes and folds batch norm.
@@ -373,7 +373,7 @@ func se(name string, s rawSE, c int) (*SE, error) {
 	}, nil
 }
 
-// Blocks returns the number of residual blocks.
+// NumBlocks returns the number of residual blocks.
 func (w *Weights) NumBlocks() int { return len(w.Blocks) }
 
 // String describes the network in one line, e.g. "6x64 SE, policy convolution, value WDL".

@@ -16,7 +16,7 @@ import (
 	"github.com/humchess/humchess/nets/transformer"
 )
 
-const maiaPath = "../../../shared/maia/maia-1100.pb.gz"
+const maiaPath = "../../testdata/lc0/maia-1100.pb.gz"
 
 func needORT(t *testing.T) {
 	t.Helper()
