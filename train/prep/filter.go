@@ -1,7 +1,6 @@
 package prep
 
 import (
-	"encoding/binary"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -237,9 +236,7 @@ func mix64(z uint64) uint64 {
 
 // unit returns a uniform number in [0,1) determined by its arguments only.
 func unit(id, seed, salt uint64, i int) float64 {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(i))
-	z := mix64(id ^ mix64(seed+0x9e3779b97f4a7c15*salt) ^ mix64(binary.LittleEndian.Uint64(b[:])+salt))
+	z := mix64(id ^ mix64(seed+0x9e3779b97f4a7c15*salt) ^ mix64(uint64(i)+salt))
 	return float64(z>>11) / (1 << 53)
 }
 

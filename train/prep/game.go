@@ -60,8 +60,9 @@ var positionReasons = [3]string{ReasonLowClock, ReasonEarlyPly, ReasonNoTargets}
 
 // worker holds one decoding goroutine's scratch state.
 type worker struct {
-	cfg *Config
-	enc board.Encoded
+	cfg   *Config
+	enc   board.Encoded
+	start *board.Game // the initial position, cloned for each game
 	// per-batch clock histograms
 	clockBefore, clockAfter Hist
 }
@@ -92,11 +93,18 @@ func (j *gameJob) clockAfter(k int) float64 {
 func (w *worker) process(j *gameJob, out *gameOut) {
 	cfg := w.cfg
 	*out = gameOut{data: out.data[:0], ends: out.ends[:0]}
-	g, err := board.NewGame("")
-	if err != nil { // the start position always parses
-		out.badMove = true
-		return
+	if need := len(j.moves) * (board.EncodedFixedSize + 2*40 + board.TargetsSize); cap(out.data) < need {
+		out.data = make([]byte, 0, need)
 	}
+	if w.start == nil {
+		start, err := board.NewGame("")
+		if err != nil { // the start position always parses
+			out.badMove = true
+			return
+		}
+		w.start = start
+	}
+	g := w.start.Clone()
 	base, inc := float32(-1), float32(-1)
 	if j.base >= 0 && j.inc >= 0 {
 		base, inc = float32(j.base), float32(j.inc)
