@@ -20,7 +20,7 @@
 //	if err != nil { ... }
 //	defer rc.Close()
 //	r := pgn.NewReader(rc)
-//	r.Filter = func(g *pgn.Game) bool { return g.WhiteElo > 0 && g.Variant == "" }
+//	r.Filter = func(g *pgn.Game) bool { return g.Standard() && g.WhiteElo >= 1000 }
 //	for {
 //		g, err := r.Next()
 //		if errors.Is(err, io.EOF) { break }
@@ -28,4 +28,12 @@
 //		use(g.Moves, g.Clocks)
 //	}
 //	stats := r.Stats()
+//
+// Two-phase use: NextHeaders returns a game with its headers and raw
+// movetext only; Game.ParseMoves tokenizes it on demand. Game.Clone detaches
+// a game from the reader, so movetext parsing can run in worker goroutines
+// while one goroutine splits the stream.
+//
+// Stats.Games + Stats.Filtered + the skipped games equal the games in the
+// input: tag-pair blocks, plus movetext found before any tag pair.
 package pgn

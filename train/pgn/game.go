@@ -291,3 +291,19 @@ func parseElo(s string) int {
 	}
 	return n
 }
+
+// Clone returns a deep copy of g that no later call on the reader
+// changes, detached from the reader: ParseMoves on it (for example in a
+// worker goroutine, which is how to spread movetext parsing over cores)
+// updates no Stats, so the caller counts its failures.
+func (g *Game) Clone() *Game {
+	c := *g
+	c.reader = nil
+	c.Headers = append([]Tag(nil), g.Headers...)
+	c.Moves = append([]string(nil), g.Moves...)
+	c.Clocks = append([]float64(nil), g.Clocks...)
+	c.Evals = append([]float64(nil), g.Evals...)
+	c.movetext = append([]byte(nil), g.movetext...)
+	c.sanBuf, c.sanEnd = nil, nil
+	return &c
+}

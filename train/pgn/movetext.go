@@ -11,6 +11,10 @@ func (g *Game) parse() error {
 	if !g.parsed {
 		g.parsed = true
 		g.parseErr = g.tokenize()
+		if g.parseErr != nil {
+			// A failed game has no moves: keep the three slices aligned.
+			g.Moves, g.Clocks, g.Evals = g.Moves[:0], g.Clocks[:0], g.Evals[:0]
+		}
 	}
 	return g.parseErr
 }
@@ -171,7 +175,13 @@ func isResult(tok []byte) bool {
 
 // isCastle reports whether tok is castling, with O or 0, and a check suffix.
 func isCastle(tok []byte) bool {
-	t := bytes.TrimRight(tok, "+#")
+	if len(tok) < 3 || tok[0] != 'O' && tok[0] != '0' {
+		return false
+	}
+	t := tok
+	for len(t) > 0 && (t[len(t)-1] == '+' || t[len(t)-1] == '#') {
+		t = t[:len(t)-1]
+	}
 	switch string(t) {
 	case "O-O", "O-O-O", "0-0", "0-0-0":
 		return true
@@ -219,10 +229,16 @@ func isSAN(tok []byte) bool {
 		return false
 	}
 	t = t[:n-2]
-	if len(t) > 0 && t[len(t)-1] == 'x' {
+	capture := len(t) > 0 && t[len(t)-1] == 'x'
+	if capture {
 		t = t[:len(t)-1]
 	}
-	if len(t) > 0 && (isPiece(t[0]) || t[0] == 'P') {
+	if len(t) > 0 && t[0] == 'P' {
+		t = t[1:]
+	} else if len(t) == 0 || !isPiece(t[0]) {
+		// A pawn: "e4" or "exd5".
+		return len(t) == 0 && !capture || len(t) == 1 && capture && isFile(t[0])
+	} else {
 		t = t[1:]
 	}
 	// Disambiguation: file, rank or both.
@@ -266,7 +282,7 @@ func (g *Game) comment(c []byte) {
 
 // parseClock parses " h:mm:ss(.f)]" (also "m:ss" or plain seconds) into seconds.
 func parseClock(b []byte) (float64, bool) {
-	b = bytes.TrimLeft(b, " \t\n\r")
+	b = trimLeftSpace(b)
 	end := bytes.IndexByte(b, ']')
 	if end < 0 {
 		return 0, false
@@ -331,9 +347,12 @@ func atoiDigits(b []byte) (int, bool) {
 
 // parseEval parses " 0.33]", " -1.5,20]" or " #-7]" into pawns (see MateEval).
 func parseEval(b []byte) (float64, bool) {
-	b = bytes.TrimLeft(b, " \t\n\r")
-	end := bytes.IndexAny(b, "],")
-	if end < 0 {
+	b = trimLeftSpace(b)
+	end := 0
+	for end < len(b) && b[end] != ']' && b[end] != ',' {
+		end++
+	}
+	if end == len(b) {
 		return 0, false
 	}
 	b = bytes.TrimSpace(b[:end])
@@ -347,9 +366,55 @@ func parseEval(b []byte) (float64, bool) {
 		}
 		return MateEval - float64(n), true
 	}
+	if v, ok := parseDecimal(b); ok {
+		return v, true
+	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false
 	}
 	return v, true
+}
+
+// parseDecimal is the fast path of parseEval: [-+]digits[.digits] with at
+// most 15 digits in all, which it converts exactly as ParseFloat would (an
+// integer below 2^53 divided by an exact power of ten is correctly rounded).
+func parseDecimal(b []byte) (float64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	var mant int64
+	digits, frac, dot := 0, 0, false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + int64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 || dot && frac == 0 {
+		return 0, false
+	}
+	v := float64(mant) / math.Pow10(frac)
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// trimLeftSpace drops leading ASCII blanks.
+func trimLeftSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
 }
