@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const realGamesPath = "../../shared/data/lichess-2022-06-2500.pgn.zst"
+const realGamesPath = "../testdata/games/lichess-2022-06-2500.pgn.zst"
 
 // readSANGames is a throwaway PGN reader: it returns the SAN move lists of
 // up to max games (comments, move numbers, NAGs and results dropped).

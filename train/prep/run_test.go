@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const lichessSample = "../../../shared/data/lichess-2022-06-2500.pgn.zst"
+const lichessSample = "../../testdata/games/lichess-2022-06-2500.pgn.zst"
 
 // dataFile returns the path of a shared data file, skipping the test when absent.
 func dataFile(t testing.TB, rel string) string {
