@@ -39,6 +39,11 @@ test-short: ## run the quick tests only
 bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+NET ?=
+.PHONY: bench-signature
+bench-signature: build ## print `humchess bench` timings and its Bench signature (NET=file; default: the embedded net)
+	./bin/humchess bench $(if $(NET),-net $(NET))
+
 fmt: ## gofmt everything
 	gofmt -w $$(git ls-files '*.go')
 

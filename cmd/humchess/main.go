@@ -15,9 +15,30 @@ func main() {
 		case "version", "--version", "-version":
 			fmt.Println("humchess", version)
 			return
+		case "bench":
+			benchMain(os.Args[2:])
+			return
 		case "prep":
 			if err := runPrep(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "humchess prep:", err)
+				os.Exit(1)
+			}
+			return
+		case "eval":
+			if err := runEval(os.Args[2:]); err != nil {
+				fmt.Fprintln(os.Stderr, "humchess eval:", err)
+				os.Exit(1)
+			}
+			return
+		case "match":
+			if err := runMatch(os.Args[2:]); err != nil {
+				fmt.Fprintln(os.Stderr, "humchess match:", err)
+				os.Exit(1)
+			}
+			return
+		case "stats":
+			if err := runStats(os.Args[2:]); err != nil {
+				fmt.Fprintln(os.Stderr, "humchess stats:", err)
 				os.Exit(1)
 			}
 			return

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/humchess/humchess/train/eval"
+	"github.com/humchess/humchess/uci/client"
+)
+
+// runStats is "humchess stats": human-likeness statistics of sets of games,
+// side by side.
+func runStats(args []string) error {
+	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
+	var sets listFlag
+	fs.Var(&sets, "set", "a set of games NAME=FILE[,FILE...] (PGN); repeatable; plain arguments are sets named after the file")
+	maxGames := fs.Int64("max-games", 0, "games per set (0 = all)")
+	blunders := fs.String("blunders", "auto", "evaluations for blunders: auto (%eval comments, else the engine), evals, stockfish, off")
+	loss := fs.Float64("blunder-loss", 0.15, "a blunder loses at least this expected score")
+	engine := fs.String("engine", "/usr/games/stockfish", "engine judging blunders (\"\" = none)")
+	nodes := fs.Int64("engine-nodes", 20000, "engine nodes per position")
+	depth := fs.Int("engine-depth", 0, "engine depth per position (instead of nodes)")
+	engineGames := fs.Int64("engine-games", 200, "games per set analysed by the engine")
+	workers := fs.Int("workers", 2, "engine processes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, a := range fs.Args() {
+		sets = append(sets, a)
+	}
+	if len(sets) == 0 {
+		return fmt.Errorf("no games: give -set NAME=FILE or files")
+	}
+	cfg := eval.StatsConfig{MaxGames: *maxGames, Blunders: *blunders, BlunderLoss: *loss, EngineGames: *engineGames, Workers: *workers,
+		EngineLimits: client.Limits{Nodes: *nodes, Depth: *depth}}
+	if *depth > 0 {
+		cfg.EngineLimits.Nodes = 0
+	}
+	if *engine != "" {
+		if _, err := os.Stat(strings.Fields(*engine)[0]); err == nil {
+			f := strings.Fields(*engine)
+			cfg.Engine = client.Config{Path: f[0], Args: f[1:], Options: []client.Option{{Name: "Threads", Value: "1"}, {Name: "Hash", Value: "16"}}}
+		} else if *blunders == eval.BlundersStockfish {
+			return fmt.Errorf("-engine %s: %w", *engine, err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var out []*eval.SetStats
+	for _, s := range sets {
+		name, files, ok := strings.Cut(s, "=")
+		if !ok {
+			name, files = s, s
+		}
+		st, err := eval.Stats(ctx, name, strings.Split(files, ","), cfg)
+		if err != nil {
+			return err
+		}
+		out = append(out, st)
+	}
+	return eval.WriteStatsText(os.Stdout, out)
+}
