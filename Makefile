@@ -82,3 +82,12 @@ board-golden: ## regenerate the board encoder and vocabulary golden files (testd
 .PHONY: uci-transcripts
 uci-transcripts: ## regenerate the UCI transcripts' expected output (testdata/uci/*.out); read the diff
 	$(GO) test ./cmd/humchess -run 'Transcripts' -update
+
+MAIA_DIR ?= /work/shared/maia
+EVAL_PGN ?= /work/shared/data/lichess-2022-06-2500.pgn.zst
+
+.PHONY: eval-maia
+eval-maia: build ## move matching of every Maia net (and maia-auto) on the validation games of EVAL_PGN, into eval-out/
+	mkdir -p eval-out
+	./bin/humchess eval -split validation -net maia-auto=$(MAIA_DIR) $(foreach b,1100 1200 1300 1400 1500 1600 1700 1800 1900,-net maia-$(b)=$(MAIA_DIR)/maia-$(b).pb.gz) \
+		-csv eval-out/maia.csv -plots eval-out -dims all,rating $(EVAL_PGN) | tee eval-out/maia.txt

@@ -1,0 +1,317 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/lc0"
+	"github.com/humchess/humchess/nets/transformer"
+	"github.com/humchess/humchess/uci/client"
+)
+
+// Errors of contestant specifications.
+var (
+	// ErrSpec means a contestant specification cannot be used.
+	ErrSpec = errors.New("eval: bad contestant")
+)
+
+// OpenNet opens a net file by its format (a HumChess .onnx or an Lc0/Maia
+// .pb.gz) with threads ONNX Runtime threads. It is a variable so that the
+// command line can route it through nets/load.
+var OpenNet = func(path string, threads int) (nets.Net, error) {
+	switch {
+	case strings.HasSuffix(path, ".onnx"):
+		return transformer.OpenFile(path, transformer.Options{Threads: threads})
+	case strings.HasSuffix(path, ".pb.gz"), strings.HasSuffix(path, ".pb"):
+		return lc0.Open(path, lc0.Options{IntraOpThreads: threads})
+	}
+	return nil, fmt.Errorf("%w: %q: unknown net format (want .onnx or .pb.gz)", ErrSpec, path)
+}
+
+// Prediction is a contestant's verdict on one position.
+type Prediction struct {
+	Top1, Top3 bool    // the human move is the contestant's first choice / among its first three
+	LogP       float64 // log-probability of the human move (nats); NaN when the contestant gives none
+}
+
+// Contestant predicts human moves. One instance serves one goroutine.
+type Contestant interface {
+	// Predict fills out[i] for ps[i]; it blocks.
+	Predict(ctx context.Context, ps []*Position, out []Prediction) error
+	// Close releases the contestant.
+	Close() error
+}
+
+// Spec describes a contestant; Open makes one instance (called once per worker).
+type Spec struct {
+	Name string
+	Open func() (Contestant, error)
+	// Probabilities reports whether LogP and Top3 are meaningful (false for
+	// UCI engines: top-1 only).
+	Probabilities bool
+}
+
+// NetSpec is a contestant that opens a net file per worker.
+func NetSpec(name, path string) Spec {
+	return Spec{Name: name, Probabilities: true, Open: func() (Contestant, error) {
+		n, err := OpenNet(path, 1)
+		if err != nil {
+			return nil, err
+		}
+		return &netContestant{net: n}, nil
+	}}
+}
+
+// NetContestantSpec wraps an already-open net factory (tests, benchmarks).
+func NetContestantSpec(name string, open func() (nets.Net, error)) Spec {
+	return Spec{Name: name, Probabilities: true, Open: func() (Contestant, error) {
+		n, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return &netContestant{net: n}, nil
+	}}
+}
+
+type netContestant struct {
+	net nets.Net
+	in  []nets.Input
+}
+
+func (c *netContestant) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
+	c.in = c.in[:0]
+	for _, p := range ps {
+		c.in = append(c.in, nets.Input{Game: p.Game, Ctx: p.Ctx})
+	}
+	res, err := c.net.Evaluate(ctx, c.in)
+	if err != nil {
+		return err
+	}
+	if len(res) != len(ps) {
+		return fmt.Errorf("eval: net %s returned %d outputs for %d positions", c.net.Info().Name, len(res), len(ps))
+	}
+	for i, p := range ps {
+		out[i] = score(res[i], p.Move)
+	}
+	return nil
+}
+
+func (c *netContestant) Close() error { return c.net.Close() }
+
+// score compares a net's output with the human move.
+func score(o nets.Output, human board.Move) Prediction {
+	pr := Prediction{LogP: math.NaN()}
+	h := -1
+	for i, m := range o.Moves {
+		if m == human {
+			h = i
+			break
+		}
+	}
+	if h < 0 || len(o.Logits) != len(o.Moves) {
+		return pr
+	}
+	mx := math.Inf(-1)
+	for _, l := range o.Logits {
+		mx = math.Max(mx, float64(l))
+	}
+	sum := 0.0
+	for _, l := range o.Logits {
+		sum += math.Exp(float64(l) - mx)
+	}
+	pr.LogP = float64(o.Logits[h]) - mx - math.Log(sum)
+	// Rank: moves with a strictly higher logit, plus equal ones listed earlier
+	// (ties go to the first listed, as an argmax would).
+	rank := 0
+	for i, l := range o.Logits {
+		if l > o.Logits[h] || (l == o.Logits[h] && i < h) {
+			rank++
+		}
+	}
+	pr.Top1, pr.Top3 = rank == 0, rank < 3
+	return pr
+}
+
+// MaiaBand returns the Maia net's rating for a mover rating: the 100-point
+// band, clamped to 1100..1900.
+func MaiaBand(rating int) int {
+	b := rating / 100 * 100
+	return min(max(b, 1100), 1900)
+}
+
+// MaiaAutoSpec is "maia-auto": each position goes to the Maia net of the
+// mover's band (maia-1100 .. maia-1900 in dir, clamped at both ends).
+// Positions with an unknown rating use maia-1500.
+func MaiaAutoSpec(name, dir string) (Spec, error) {
+	paths := map[int]string{}
+	for b := 1100; b <= 1900; b += 100 {
+		p := filepath.Join(dir, fmt.Sprintf("maia-%d.pb.gz", b))
+		if _, err := os.Stat(p); err != nil {
+			return Spec{}, fmt.Errorf("%w: maia-auto needs %s: %v", ErrSpec, p, err)
+		}
+		paths[b] = p
+	}
+	return Spec{Name: name, Probabilities: true, Open: func() (Contestant, error) {
+		m := &maiaAuto{paths: paths, nets: map[int]nets.Net{}}
+		for b, p := range paths { // open every band now: a missing file fails the run at once
+			n, err := OpenNet(p, 1)
+			if err != nil {
+				_ = m.Close() // the open error is the one to report
+				return nil, err
+			}
+			m.nets[b] = n
+		}
+		return m, nil
+	}}, nil
+}
+
+type maiaAuto struct {
+	paths map[int]string
+	nets  map[int]nets.Net // one per band
+}
+
+func (m *maiaAuto) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
+	groups := map[int][]int{}
+	for i, p := range ps {
+		b := 1500
+		if p.MoverRating >= 0 {
+			b = MaiaBand(p.MoverRating)
+		}
+		groups[b] = append(groups[b], i)
+	}
+	bands := make([]int, 0, len(groups))
+	for b := range groups {
+		bands = append(bands, b)
+	}
+	sort.Ints(bands)
+	for _, b := range bands {
+		n := m.nets[b]
+		idx := groups[b]
+		in := make([]nets.Input, len(idx))
+		for k, i := range idx {
+			in[k] = nets.Input{Game: ps[i].Game, Ctx: ps[i].Ctx}
+		}
+		res, err := n.Evaluate(ctx, in)
+		if err != nil {
+			return err
+		}
+		if len(res) != len(idx) {
+			return fmt.Errorf("eval: maia-%d returned %d outputs for %d positions", b, len(res), len(idx))
+		}
+		for k, i := range idx {
+			out[i] = score(res[k], ps[i].Move)
+		}
+	}
+	return nil
+}
+
+func (m *maiaAuto) Close() error {
+	var first error
+	for _, n := range m.nets {
+		if err := n.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// EngineSpec configures an external UCI engine as a contestant (top-1 only).
+type EngineSpec struct {
+	Path    string
+	Args    []string
+	Options []client.Option
+	Go      string        // what follows "go", e.g. "nodes 1"
+	SetElo  bool          // send "setoption name UCI_Elo value <mover rating>" before each position
+	EloMin  int           // clamp the rating sent (0 = no clamp)
+	EloMax  int           // clamp the rating sent (0 = no clamp)
+	Timeout time.Duration // per position; 0 means 10 s
+}
+
+// UCISpec is a contestant driving an external engine, one process per worker.
+func UCISpec(name string, e EngineSpec) Spec {
+	return Spec{Name: name, Open: func() (Contestant, error) {
+		u := &uciContestant{spec: e}
+		if err := u.start(); err != nil {
+			return nil, err
+		}
+		return u, nil
+	}}
+}
+
+type uciContestant struct {
+	spec    EngineSpec
+	eng     *client.Engine
+	lastElo int
+}
+
+func (u *uciContestant) start() error {
+	e, err := client.Start(context.Background(), client.Config{Path: u.spec.Path, Args: u.spec.Args, Options: u.spec.Options})
+	if err != nil {
+		return fmt.Errorf("eval: engine %s: %w", u.spec.Path, err)
+	}
+	u.eng, u.lastElo = e, -1
+	return nil
+}
+
+func (u *uciContestant) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
+	timeout := u.spec.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	goCmd := strings.TrimSpace(u.spec.Go)
+	if goCmd == "" {
+		goCmd = "nodes 1"
+	}
+	moves := make([]string, 0, 256)
+	for i, p := range ps {
+		if !u.eng.Alive() { // restart after a crash in an earlier position
+			if err := u.start(); err != nil {
+				return err
+			}
+		}
+		if u.spec.SetElo && p.MoverRating >= 0 {
+			r := p.MoverRating
+			if u.spec.EloMin > 0 {
+				r = max(r, u.spec.EloMin)
+			}
+			if u.spec.EloMax > 0 {
+				r = min(r, u.spec.EloMax)
+			}
+			if r != u.lastElo {
+				if err := u.eng.SetOption("UCI_Elo", strconv.Itoa(r)); err != nil {
+					return err
+				}
+				u.lastElo = r
+			}
+		}
+		moves = moves[:0]
+		for _, m := range p.Game.Moves() {
+			moves = append(moves, m.String())
+		}
+		fen := p.Game.StartFEN()
+		if fen == board.StartFEN {
+			fen = ""
+		}
+		if err := u.eng.Position(fen, moves); err != nil {
+			return err
+		}
+		res, err := u.eng.Go(ctx, client.Limits{Raw: goCmd}, timeout)
+		if err != nil {
+			return fmt.Errorf("eval: engine %s: %w", u.spec.Path, err)
+		}
+		out[i] = Prediction{Top1: res.BestMove == p.Move.String(), LogP: math.NaN()}
+	}
+	return nil
+}
+
+func (u *uciContestant) Close() error { return u.eng.Close() }

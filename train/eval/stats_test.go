@@ -1,0 +1,133 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/humchess/humchess/uci/client"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// statsPGN holds three games: two identical 60+0 openings (for variety), a
+// 180+2 game, and one carrying %eval comments with a blunder by Black.
+const statsPGN = `[Event "a"]
+[WhiteElo "1500"]
+[BlackElo "1450"]
+[TimeControl "60+0"]
+
+1. e4 { [%clk 0:01:00] } e5 { [%clk 0:00:58] } 2. Nf3 { [%clk 0:00:55] } Nc6 { [%clk 0:00:50] } 3. Bc4 { [%clk 0:00:45] } Bc5 { [%clk 0:00:49] } 4. O-O { [%clk 0:00:44] } Nf6 { [%clk 0:00:40] } 5. d3 { [%clk 0:00:40] } d6 { [%clk 0:00:39] } 6. c3 { [%clk 0:00:30] } O-O { [%clk 0:00:38] } 1-0
+
+[Event "b"]
+[WhiteElo "1500"]
+[BlackElo "1450"]
+[TimeControl "60+0"]
+
+1. e4 { [%clk 0:01:00] } e5 { [%clk 0:00:59] } 2. Nf3 { [%clk 0:00:58] } Nc6 { [%clk 0:00:57] } 3. Bc4 { [%clk 0:00:56] } Bc5 { [%clk 0:00:56] } 4. O-O { [%clk 0:00:55] } Nf6 { [%clk 0:00:55] } 5. d3 { [%clk 0:00:54] } d6 { [%clk 0:00:54] } 6. c3 { [%clk 0:00:53] } h6 { [%clk 0:00:53] } 0-1
+
+[Event "c"]
+[WhiteElo "1720"]
+[BlackElo "1190"]
+[TimeControl "180+2"]
+
+1. d4 { [%eval 0.2] [%clk 0:03:00] } d5 { [%eval 0.3] [%clk 0:03:00] } 2. c4 { [%eval 0.2] [%clk 0:02:52] } Qd6 { [%eval 0.6] [%clk 0:02:40] } 3. cxd5 { [%eval 0.7] [%clk 0:02:50] } Qxd5 { [%eval 0.6] [%clk 0:02:41] } 4. Nc3 { [%eval 0.7] [%clk 0:02:51] } Qxd4 { [%eval 9.0] [%clk 0:02:00] } 1-0
+`
+
+func TestStatsSynthetic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(statsPGN), 0o644))
+	s, err := Stats(context.Background(), "synthetic", []string{path}, StatsConfig{Blunders: BlundersEvals})
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), s.Games)
+
+	// Lengths: 12, 12, 8 plies.
+	assert.InDelta(t, 32.0/3, s.Lengths.Mean(), 1e-9)
+	assert.Equal(t, 12.0, s.Lengths.Quantile(0.5))
+
+	// Variety: games a and b reach ply 10 and share their first 10 plies.
+	v := s.Variety[10]
+	assert.Equal(t, int64(2), v.Games)
+	assert.Equal(t, int64(1), v.Distinct)
+	assert.Equal(t, int64(0), s.Variety[20].Games)
+
+	// Think times of the 60+0 games (bullet): game a spends
+	// 0,2,5,8,10,1,1,9,4,1,10,1; game b 0,1,2,2,2,1,1,1,1,1,1,1. 24 values.
+	var q60 *Quantiles
+	for c, q := range s.Think {
+		if c.String() == "bullet" {
+			q60 = q
+		}
+	}
+	require.NotNil(t, q60, "bullet think times")
+	assert.Equal(t, 24, q60.N())
+	assert.Equal(t, 1.0, q60.Quantile(0.5))
+	// 90th percentile of the 24 sorted values: position 20.7, between 8 and 9.
+	assert.InDelta(t, 8.7, q60.Quantile(0.9), 1e-9)
+	// 180+2: 8 moves; the increment is added: d4 0+2... check one: Qxd4 spent 2:41-2:00+2 = 43.
+	var q180 *Quantiles
+	for c, q := range s.Think {
+		if c.String() == "blitz" {
+			q180 = q
+		}
+	}
+	require.NotNil(t, q180)
+	assert.Equal(t, 8, q180.N())
+	assert.Equal(t, 43.0, q180.Quantile(1))
+
+	// Blunders from %eval: game c has evaluations; Black's Qxd4?? goes
+	// from -0.7 to -9.0 for Black: a loss of about 0.57 expected score.
+	assert.Equal(t, map[string]int64{"evals": 1}, s.BlunderSrc)
+	black := s.Blunders[1100]
+	require.NotNil(t, black)
+	assert.Equal(t, int64(4), black[0], "four Black moves judged")
+	assert.Equal(t, int64(1), black[1], "one blunder")
+	white := s.Blunders[1700]
+	require.NotNil(t, white)
+	assert.Equal(t, int64(4), white[0], "White's first move is judged from the start position's +0.2")
+	assert.Equal(t, int64(0), white[1])
+
+	var out strings.Builder
+	require.NoError(t, WriteStatsText(&out, []*SetStats{s, s}))
+	assert.Contains(t, out.String(), "bullet med/p90")
+	assert.Contains(t, out.String(), "1.0 / 8.7 (n=24)")
+	assert.Contains(t, out.String(), "distinct @10 %")
+}
+
+func TestExpectedScore(t *testing.T) {
+	assert.Equal(t, 0.5, ExpectedScore(0))
+	assert.InDelta(t, 1-ExpectedScore(300), ExpectedScore(-300), 1e-12)
+	assert.InDelta(t, 0.75, ExpectedScore(298.4), 0.001)
+	assert.Less(t, math.Abs(ExpectedScore(100000)-1), 1e-9)
+}
+
+func TestStatsBadConfig(t *testing.T) {
+	_, err := Stats(context.Background(), "x", []string{"nope"}, StatsConfig{Blunders: "sometimes"})
+	assert.ErrorIs(t, err, ErrConfig)
+	_, err = Stats(context.Background(), "x", []string{"nope"}, StatsConfig{Blunders: BlundersStockfish})
+	assert.ErrorIs(t, err, ErrConfig)
+	_, err = Stats(context.Background(), "x", []string{filepath.Join(t.TempDir(), "missing.pgn")}, StatsConfig{})
+	assert.Error(t, err)
+}
+
+// TestStatsStockfish judges the synthetic games with Stockfish: Black's
+// queen blunder in game c must be found.
+func TestStatsStockfish(t *testing.T) {
+	const sf = "/usr/games/stockfish"
+	if _, err := os.Stat(sf); err != nil {
+		t.Skip("no stockfish")
+	}
+	path := filepath.Join(t.TempDir(), "s.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(statsPGN), 0o644))
+	s, err := Stats(context.Background(), "sf", []string{path}, StatsConfig{Blunders: BlundersStockfish,
+		Engine: client.Config{Path: sf, Options: []client.Option{{Name: "Threads", Value: "1"}}}, EngineLimits: client.Limits{Depth: 8}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"stockfish": 3}, s.BlunderSrc)
+	black := s.Blunders[1100]
+	require.NotNil(t, black)
+	assert.Equal(t, int64(4), black[0])
+	assert.GreaterOrEqual(t, black[1], int64(1), "Qxd4 is a blunder")
+}
