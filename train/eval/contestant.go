@@ -14,8 +14,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
-	"github.com/humchess/humchess/nets/lc0"
-	"github.com/humchess/humchess/nets/transformer"
+	"github.com/humchess/humchess/nets/load"
 	"github.com/humchess/humchess/uci/client"
 )
 
@@ -25,17 +24,11 @@ var (
 	ErrSpec = errors.New("eval: bad contestant")
 )
 
-// OpenNet opens a net file by its format (a HumChess .onnx or an Lc0/Maia
-// .pb.gz) with threads ONNX Runtime threads. It is a variable so that the
-// command line can route it through nets/load.
+// OpenNet opens a net file by its content (a HumChess .onnx or
+// .safetensors, or an Lc0/Maia .pb.gz) with threads ONNX Runtime threads. It
+// is a variable so that tests can substitute nets.
 var OpenNet = func(path string, threads int) (nets.Net, error) {
-	switch {
-	case strings.HasSuffix(path, ".onnx"):
-		return transformer.OpenFile(path, transformer.Options{Threads: threads})
-	case strings.HasSuffix(path, ".pb.gz"), strings.HasSuffix(path, ".pb"):
-		return lc0.Open(path, lc0.Options{IntraOpThreads: threads})
-	}
-	return nil, fmt.Errorf("%w: %q: unknown net format (want .onnx or .pb.gz)", ErrSpec, path)
+	return load.Open(path, load.Options{Threads: threads})
 }
 
 // Prediction is a contestant's verdict on one position.

@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/humchess/humchess/train/plot"
 	"github.com/humchess/humchess/train/shard"
 )
 
@@ -98,7 +99,7 @@ func fmtCount(v float64) string {
 
 func drawPanel(img *image.RGBA, area image.Rectangle, h *Hist, bar color.Color) {
 	const left, right, top, bottom = 90, 30, 34, 56
-	plot := image.Rect(area.Min.X+left, area.Min.Y+top, area.Max.X-right, area.Max.Y-bottom)
+	pa := image.Rect(area.Min.X+left, area.Min.Y+top, area.Max.X-right, area.Max.Y-bottom)
 	title := fmt.Sprintf("%s (n=%d", h.Title, h.Total())
 	if h.Under > 0 {
 		title += fmt.Sprintf(", below range %d", h.Under)
@@ -107,7 +108,7 @@ func drawPanel(img *image.RGBA, area image.Rectangle, h *Hist, bar color.Color) 
 		title += fmt.Sprintf(", above range %d", h.Over)
 	}
 	title += ")"
-	drawText(img, plot.Min.X, area.Min.Y+10, title, 2, colText)
+	plot.DrawText(img, pa.Min.X, area.Min.Y+10, title, 2, colText)
 
 	var maxC int64
 	for _, c := range h.Counts {
@@ -115,23 +116,23 @@ func drawPanel(img *image.RGBA, area image.Rectangle, h *Hist, bar color.Color) 
 	}
 	step := niceStep(float64(maxC), 4)
 	ymax := math.Max(step, math.Ceil(float64(maxC)/step)*step)
-	yOf := func(v float64) int { return plot.Max.Y - int(v/ymax*float64(plot.Dy())) }
+	yOf := func(v float64) int { return pa.Max.Y - int(v/ymax*float64(pa.Dy())) }
 	for v := 0.0; v <= ymax+step/2; v += step {
 		y := yOf(v)
-		fillRect(img, image.Rect(plot.Min.X, y, plot.Max.X, y+1), colGrid)
+		fillRect(img, image.Rect(pa.Min.X, y, pa.Max.X, y+1), colGrid)
 		s := fmtCount(v)
-		drawText(img, plot.Min.X-8-textWidth(s, 1), y-3, s, 1, colText)
+		plot.DrawText(img, pa.Min.X-8-plot.TextWidth(s, 1), y-3, s, 1, colText)
 	}
-	drawTextUp(img, area.Min.X+8, plot.Min.Y+plot.Dy()/2+textWidth("count", 2)/2, "count", 2, colText)
+	plot.DrawTextUp(img, area.Min.X+8, pa.Min.Y+pa.Dy()/2+plot.TextWidth("count", 2)/2, "count", 2, colText)
 
 	n := len(h.Counts)
 	if n == 0 {
 		return
 	}
-	bw := float64(plot.Dx()) / float64(n)
+	bw := float64(pa.Dx()) / float64(n)
 	for i, c := range h.Counts {
-		x0 := plot.Min.X + int(float64(i)*bw)
-		x1 := plot.Min.X + int(float64(i+1)*bw)
+		x0 := pa.Min.X + int(float64(i)*bw)
+		x1 := pa.Min.X + int(float64(i+1)*bw)
 		if h.Labels == nil && x1-x0 > 3 {
 			x1-- // a gap between numeric bars
 		} else if h.Labels != nil {
@@ -139,17 +140,17 @@ func drawPanel(img *image.RGBA, area image.Rectangle, h *Hist, bar color.Color) 
 			x0, x1 = x0+pad, x1-pad
 		}
 		if c > 0 {
-			fillRect(img, image.Rect(x0, yOf(float64(c)), x1, plot.Max.Y), bar)
+			fillRect(img, image.Rect(x0, yOf(float64(c)), x1, pa.Max.Y), bar)
 		}
 	}
 	// axes
-	fillRect(img, image.Rect(plot.Min.X-1, plot.Min.Y, plot.Min.X+1, plot.Max.Y+1), colAxis)
-	fillRect(img, image.Rect(plot.Min.X-1, plot.Max.Y, plot.Max.X, plot.Max.Y+2), colAxis)
+	fillRect(img, image.Rect(pa.Min.X-1, pa.Min.Y, pa.Min.X+1, pa.Max.Y+1), colAxis)
+	fillRect(img, image.Rect(pa.Min.X-1, pa.Max.Y, pa.Max.X, pa.Max.Y+2), colAxis)
 	// x ticks
 	if h.Labels != nil {
 		for i, l := range h.Labels {
-			cx := plot.Min.X + int((float64(i)+0.5)*bw)
-			drawText(img, cx-textWidth(l, 1)/2, plot.Max.Y+8, l, 1, colText)
+			cx := pa.Min.X + int((float64(i)+0.5)*bw)
+			plot.DrawText(img, cx-plot.TextWidth(l, 1)/2, pa.Max.Y+8, l, 1, colText)
 		}
 	} else {
 		every := 1
@@ -157,11 +158,11 @@ func drawPanel(img *image.RGBA, area image.Rectangle, h *Hist, bar color.Color) 
 			every++
 		}
 		for i := 0; i <= n; i += every {
-			x := plot.Min.X + int(float64(i)*bw)
-			fillRect(img, image.Rect(x, plot.Max.Y, x+1, plot.Max.Y+5), colAxis)
+			x := pa.Min.X + int(float64(i)*bw)
+			fillRect(img, image.Rect(x, pa.Max.Y, x+1, pa.Max.Y+5), colAxis)
 			s := fmt.Sprintf("%g", h.Lo+float64(i)*h.Width)
-			drawText(img, x-textWidth(s, 1)/2, plot.Max.Y+8, s, 1, colText)
+			plot.DrawText(img, x-plot.TextWidth(s, 1)/2, pa.Max.Y+8, s, 1, colText)
 		}
 	}
-	drawText(img, plot.Min.X+plot.Dx()/2-textWidth(h.XLabel, 2)/2, plot.Max.Y+24, h.XLabel, 2, colText)
+	plot.DrawText(img, pa.Min.X+pa.Dx()/2-plot.TextWidth(h.XLabel, 2)/2, pa.Max.Y+24, h.XLabel, 2, colText)
 }
