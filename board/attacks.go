@@ -9,8 +9,10 @@ import "math/bits"
 var (
 	knightMask [64]uint64
 	kingMask   [64]uint64
-	// rays[d][s] lists the squares from s in direction d, nearest first.
-	rays [8][64][]Square
+	// rays[d][s] lists the squares from s in direction d, nearest first;
+	// rayMask[d][s] is the same set as a bitmask.
+	rays    [8][64][]Square
+	rayMask [8][64]uint64
 )
 
 var dirs = [8][2]int{{0, 1}, {0, -1}, {1, 0}, {-1, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}} // (file, rank) steps; 0-3 rook, 4-7 bishop
@@ -33,6 +35,7 @@ func init() {
 		for d, st := range dirs {
 			for ff, rr := f+st[0], r+st[1]; ff >= 0 && ff < 8 && rr >= 0 && rr < 8; ff, rr = ff+st[0], rr+st[1] {
 				rays[d][s] = append(rays[d][s], Square(rr*8+ff))
+				rayMask[d][s] |= 1 << uint(rr*8+ff)
 			}
 		}
 	}

@@ -3,10 +3,13 @@
 // It owns:
 //
 //   - Game: a position plus its history (moves played, position hashes for
-//     the repetition count) on top of github.com/notnil/chess, with a strict
-//     FEN parser (NewGame), UCI and SAN move input (Play, PlaySAN), legal
-//     moves, Status (checkmate, stalemate, threefold, fifty-move,
-//     insufficient material), cheap Clone, and Perft.
+//     the repetition count), with a strict FEN parser (NewGame), UCI and SAN
+//     move input (Play, PlaySAN), legal moves from its own allocation-free
+//     generator, Status (checkmate, stalemate, threefold, fifty-move,
+//     insufficient material), cheap Clone, and Perft. github.com/notnil/chess
+//     is the reference underneath: it cross-checks the FENs NewGame accepts,
+//     and the tests require the same legal moves, in the same order, and
+//     the same FENs as notnil on the perft positions and on real games.
 //   - Move, Square, Piece: small value types; Move.String is UCI.
 //   - The move vocabulary of NumMoves = 1858 entries in the mover's frame
 //     (MoveToIndex, IndexToMove, Game.LegalIndices, Game.LegalMask).

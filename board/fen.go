@@ -19,13 +19,14 @@ const (
 
 // fenInfo is a FEN parsed and checked.
 type fenInfo struct {
-	mb       [64]Piece
-	stm      Color
-	castle   uint8
-	ep       Square
-	half     int
-	fullmove int
-	norm     string // the FEN with single spaces and all six fields
+	mb          [64]Piece
+	stm         Color
+	castle      uint8
+	castleField string // the castling field as written ("KQkq", "-")
+	ep          Square
+	half        int
+	fullmove    int
+	norm        string // the FEN with single spaces and all six fields
 }
 
 func fenErr(format string, args ...any) error {
@@ -173,6 +174,7 @@ func parseFEN(fen string) (fenInfo, error) {
 		return fi, fenErr("move number %q", fields[5])
 	}
 	fi.half, fi.fullmove = h, f
+	fi.castleField = fields[2]
 	// The side not to move must not be in check.
 	if inCheck(&fi.mb, fi.stm.Other()) {
 		return fi, fenErr("%s is in check but %s is to move", fi.stm.Other().Name(), fi.stm.Name())

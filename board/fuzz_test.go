@@ -1,13 +1,19 @@
 package board
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/notnil/chess"
 )
 
 func FuzzNewGame(f *testing.F) {
 	for _, s := range []string{"", StartFEN, "8/8/8/8/8/8/8/8 w - - 0 1", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
 		"rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3", "4k3/8/8/8/8/8/8/4K2r b - - 0 1", "kK w - -"} {
 		f.Add(s)
+	}
+	for _, c := range perftCases {
+		f.Add(c.fen)
 	}
 	f.Fuzz(func(t *testing.T, fen string) {
 		g, err := NewGame(fen)
@@ -20,6 +26,18 @@ func FuzzNewGame(f *testing.F) {
 		c := DefaultContract()
 		if err := c.Fill(&e, make([]int64, 64), make([]float32, 64*c.SquareDim()), make([]float32, c.GlobalDim())); err != nil {
 			t.Fatal(err)
+		}
+		// The generator agrees with notnil/chess, move for move, except when
+		// the side to move is in check: notnil does not look for the check in
+		// a position read from a FEN (see TestMoveGenInCheckCastling).
+		if !g.InCheck() {
+			pos := &chess.Position{}
+			if err := pos.UnmarshalText([]byte(g.FEN())); err != nil {
+				t.Fatalf("%s: notnil rejects %q: %v", fen, g.FEN(), err)
+			}
+			if got, want := g.LegalMoves(), notnilMoves(pos); !slices.Equal(got, want) {
+				t.Fatalf("%s: legal moves\n%v\nnotnil\n%v", fen, got, want)
+			}
 		}
 		for _, m := range g.LegalMoves() {
 			if _, ok := MoveToIndex(m, g.WhiteToMove()); !ok {

@@ -2,6 +2,7 @@ package board
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/notnil/chess"
@@ -42,20 +43,23 @@ func (s Status) String() string {
 
 // Game is a position plus its history: the moves played since the start FEN
 // and the position hashes used to count repetitions. Legal moves come from
-// notnil/chess. A Game is cheap to Clone (the notnil position is shared, the
-// history slices are copied on write). A Game is not safe for concurrent use
-// (even Clone fills its legal-move cache): clone it in one goroutine, then the
+// the package's own generator (movegen.go), verified move by move against
+// notnil/chess in the tests; notnil also cross-checks every FEN NewGame
+// accepts. A Game is cheap to Clone (the legal moves are shared, the history
+// slices are copied on write). A Game is not safe for concurrent use (even
+// Clone fills its legal-move cache): clone it in one goroutine, then the
 // clones are independent and may be used from different goroutines.
 type Game struct {
-	pos    *chess.Position // immutable once its legal moves are computed
-	mb     [64]Piece       // mailbox kept in step with pos
-	castle uint8           // Castle* bits, in step with pos
-	start  string          // normalized start FEN
-	moves  []Move          // moves played since start
-	hashes []uint64        // hashes[i] = position after i moves; len = len(moves)+1
-	// Legal moves of pos, filled lazily; shared read-only between clones.
-	legal  []Move
-	cmoves []*chess.Move
+	position             // the current position
+	castleField string   // the start FEN's castling field, whose letter order FEN keeps
+	start       string   // normalized start FEN
+	moves       []Move   // moves played since start
+	hashes      []uint64 // hashes[i] = position after i moves; len = len(moves)+1
+	// Legal moves of the position, filled lazily (legalOK) into storage the
+	// Game reuses from ply to ply unless clones share it (legalShared).
+	legal       []Move
+	legalOK     bool
+	legalShared bool
 }
 
 // NewGame returns a game at the given FEN; "" or "startpos" is the start
@@ -69,11 +73,20 @@ func NewGame(fen string) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos := &chess.Position{}
-	if err := pos.UnmarshalText([]byte(fi.norm)); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFEN, err)
+	// Cross-check: notnil/chess must accept what the strict parser accepted.
+	// The start position (most games: one per game in train/prep) is known
+	// good, and notnil's FEN parser costs about 40 µs.
+	if fi.norm != StartFEN {
+		var pos chess.Position
+		if err := pos.UnmarshalText([]byte(fi.norm)); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadFEN, err)
+		}
 	}
-	g := &Game{pos: pos, mb: fi.mb, castle: fi.castle, start: fi.norm}
+	g := &Game{
+		position:    position{mb: fi.mb, castle: fi.castle, stm: fi.stm, ep: fi.ep, half: fi.half, full: fi.fullmove},
+		castleField: fi.castleField,
+		start:       fi.norm,
+	}
 	g.hashes = append(make([]uint64, 0, 64), g.hash())
 	return g, nil
 }
@@ -88,9 +101,11 @@ func MustNewGame(fen string) *Game {
 	return g
 }
 
-// Clone returns an independent copy of the game.
+// Clone returns an independent copy of the game. It fills g's legal-move
+// cache, which the copy then shares read-only.
 func (g *Game) Clone() *Game {
-	g.ensureLegal() // after this the shared notnil position is never written
+	g.ensureLegal()
+	g.legalShared = true
 	c := *g
 	// Clip capacities so that appends on either side reallocate.
 	c.moves = g.moves[:len(g.moves):len(g.moves)]
@@ -98,38 +113,23 @@ func (g *Game) Clone() *Game {
 	return &c
 }
 
-// ensureLegal fills the legal-move cache.
+// ensureLegal fills the legal-move cache, reusing its storage unless a
+// clone shares it.
 func (g *Game) ensureLegal() {
-	if g.cmoves != nil {
+	if g.legalOK {
 		return
 	}
-	cm := g.pos.ValidMoves()
-	if cm == nil {
-		cm = []*chess.Move{}
+	if g.legal == nil || g.legalShared {
+		g.legal, g.legalShared = make([]Move, 0, 64), false
 	}
-	legal := make([]Move, len(cm))
-	for i, m := range cm {
-		legal[i] = Move{From: Square(m.S1()), To: Square(m.S2()), Promo: fromChessPromo(m.Promo())}
-	}
-	g.legal, g.cmoves = legal, cm
-}
-
-func fromChessPromo(p chess.PieceType) PieceType {
-	switch p {
-	case chess.Queen:
-		return Queen
-	case chess.Rook:
-		return Rook
-	case chess.Bishop:
-		return Bishop
-	case chess.Knight:
-		return Knight
-	}
-	return NoPieceType
+	g.legal = g.appendLegal(g.legal[:0])
+	g.legalOK = true
 }
 
 // LegalMoves returns the legal moves of the position (a fresh slice, in a
-// fixed order: notnil/chess's generation order).
+// fixed order: notnil/chess's generation order, that is pieces K, Q, R, B,
+// N, P, from-squares ascending, to-squares ascending, promotions Q, R, B, N,
+// then castling king side before queen side).
 func (g *Game) LegalMoves() []Move {
 	g.ensureLegal()
 	return append([]Move(nil), g.legal...)
@@ -170,99 +170,107 @@ func (g *Game) Play(uci string) error {
 	if err != nil {
 		return err
 	}
-	i := g.find(m)
-	if i < 0 {
+	if g.find(m) < 0 {
 		return fmt.Errorf("%w: %s in %s", ErrIllegalMove, uci, g.FEN())
 	}
-	g.apply(i)
+	g.apply(m)
 	return nil
 }
 
 // PlayMove plays m; it wraps ErrIllegalMove if m is not legal.
 func (g *Game) PlayMove(m Move) error {
-	i := g.find(m)
-	if i < 0 {
+	if g.find(m) < 0 {
 		return fmt.Errorf("%w: %s in %s", ErrIllegalMove, m, g.FEN())
 	}
-	g.apply(i)
+	g.apply(m)
 	return nil
 }
 
-// apply plays legal move number i.
-func (g *Game) apply(i int) {
-	m, cm := g.legal[i], g.cmoves[i]
-	p := g.mb[m.From]
-	// Mailbox.
-	switch {
-	case p.Type() == King && (int(m.To)-int(m.From) == 2 || int(m.From)-int(m.To) == 2):
-		rookFrom, rookTo := m.From+3, m.From+1
-		if m.To < m.From {
-			rookFrom, rookTo = m.From-4, m.From-1
-		}
-		g.mb[rookTo], g.mb[rookFrom] = g.mb[rookFrom], NoPiece
-	case p.Type() == Pawn && m.From.File() != m.To.File() && g.mb[m.To] == NoPiece:
-		g.mb[Square(m.From.Rank()*8+m.To.File())] = NoPiece // en passant
-	}
-	g.mb[m.To], g.mb[m.From] = p, NoPiece
-	if m.Promo != NoPieceType {
-		g.mb[m.To] = NewPiece(m.Promo, p.Color())
-	}
-	// Castling rights.
-	for _, s := range [2]Square{m.From, m.To} {
-		switch s {
-		case 4:
-			g.castle &^= CastleWK | CastleWQ
-		case 0:
-			g.castle &^= CastleWQ
-		case 7:
-			g.castle &^= CastleWK
-		case 60:
-			g.castle &^= CastleBK | CastleBQ
-		case 56:
-			g.castle &^= CastleBQ
-		case 63:
-			g.castle &^= CastleBK
-		}
-	}
-	g.pos = g.pos.Update(cm)
-	g.legal, g.cmoves = nil, nil
+// apply plays the legal move m.
+func (g *Game) apply(m Move) {
+	g.play(m)
+	g.legalOK = false
 	g.moves = append(g.moves, m)
 	g.hashes = append(g.hashes, g.hash())
 }
 
-// FEN returns the FEN of the current position.
-func (g *Game) FEN() string { return g.pos.String() }
+// FEN returns the FEN of the current position (as notnil/chess writes it:
+// the en-passant square after every double step, the castling letters in
+// the start FEN's order).
+func (g *Game) FEN() string {
+	b := make([]byte, 0, 96)
+	for r := 7; r >= 0; r-- {
+		empty := byte(0)
+		for f := 0; f < 8; f++ {
+			p := g.mb[r*8+f]
+			if p == NoPiece {
+				empty++
+				continue
+			}
+			if empty > 0 {
+				b = append(b, '0'+empty)
+				empty = 0
+			}
+			b = append(b, ".PNBRQKpnbrqk"[p])
+		}
+		if empty > 0 {
+			b = append(b, '0'+empty)
+		}
+		if r > 0 {
+			b = append(b, '/')
+		}
+	}
+	b = append(b, ' ', "wb"[g.stm], ' ')
+	n := len(b)
+	for i := 0; i < len(g.castleField); i++ {
+		var bit uint8
+		switch g.castleField[i] {
+		case 'K':
+			bit = CastleWK
+		case 'Q':
+			bit = CastleWQ
+		case 'k':
+			bit = CastleBK
+		case 'q':
+			bit = CastleBQ
+		}
+		if g.castle&bit != 0 {
+			b = append(b, g.castleField[i])
+		}
+	}
+	if len(b) == n {
+		b = append(b, '-')
+	}
+	b = append(b, ' ')
+	if g.ep == NoSquare {
+		b = append(b, '-')
+	} else {
+		b = append(b, 'a'+byte(g.ep.File()), '1'+byte(g.ep.Rank()))
+	}
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(g.half), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(g.full), 10)
+	return string(b)
+}
 
 // StartFEN returns the (normalized) FEN the game started from.
 func (g *Game) StartFEN() string { return g.start }
 
 // SideToMove returns the colour to move.
-func (g *Game) SideToMove() Color {
-	if g.pos.Turn() == chess.Black {
-		return Black
-	}
-	return White
-}
+func (g *Game) SideToMove() Color { return g.stm }
 
 // WhiteToMove reports whether White is to move.
-func (g *Game) WhiteToMove() bool { return g.pos.Turn() != chess.Black }
+func (g *Game) WhiteToMove() bool { return g.stm == White }
 
 // Ply returns the number of moves played since the start FEN.
 func (g *Game) Ply() int { return len(g.moves) }
 
 // HalfMoveClock returns the half-move clock (half-moves since the last capture or pawn move).
-func (g *Game) HalfMoveClock() int { return g.pos.HalfMoveClock() }
+func (g *Game) HalfMoveClock() int { return g.half }
 
 // FullMoveNumber returns the FEN full-move number.
-func (g *Game) FullMoveNumber() int {
-	// notnil does not export it; it is the last FEN field.
-	f := g.pos.String()
-	n := 0
-	for i := strings.LastIndexByte(f, ' ') + 1; i < len(f); i++ {
-		n = n*10 + int(f[i]-'0')
-	}
-	return n
-}
+func (g *Game) FullMoveNumber() int { return g.full }
 
 // Moves returns the moves played since the start FEN (a fresh slice).
 func (g *Game) Moves() []Move { return append([]Move(nil), g.moves...) }
@@ -288,15 +296,10 @@ func (g *Game) Castling() uint8 { return g.castle }
 
 // EnPassant returns the en-passant target square after a double pawn step
 // (as in the FEN), or NoSquare.
-func (g *Game) EnPassant() Square {
-	if s := g.pos.EnPassantSquare(); s != chess.NoSquare {
-		return Square(s)
-	}
-	return NoSquare
-}
+func (g *Game) EnPassant() Square { return g.ep }
 
 // InCheck reports whether the side to move is in check.
-func (g *Game) InCheck() bool { return inCheck(&g.mb, g.SideToMove()) }
+func (g *Game) InCheck() bool { return inCheck(&g.mb, g.stm) }
 
 // Hash returns the position's hash (pieces, side to move, castling rights and
 // the en-passant file when a pawn stands ready to capture), the key of the
@@ -308,7 +311,7 @@ func (g *Game) Hash() uint64 { return g.hashes[len(g.hashes)-1] }
 func (g *Game) Repetitions() int {
 	n := len(g.hashes) - 1
 	h := g.hashes[n]
-	lo := n - g.pos.HalfMoveClock()
+	lo := n - g.half
 	if lo < 0 {
 		lo = 0
 	}
@@ -338,7 +341,7 @@ func (g *Game) Status() Status {
 	if g.Repetitions() >= 2 {
 		return Threefold
 	}
-	if g.pos.HalfMoveClock() >= 100 {
+	if g.half >= 100 {
 		return FiftyMove
 	}
 	return Ongoing

@@ -3,15 +3,13 @@ package board
 import (
 	"fmt"
 	"strings"
-
-	"github.com/notnil/chess"
 )
 
 // ParseSAN returns the legal move written in Standard Algebraic Notation
 // ("e4", "Nbd7", "exd6", "O-O", "e8=Q+", "Qh4#"; check marks and "!?"
 // annotations are ignored, "0-0" is accepted). It matches the parsed
-// piece, squares and promotion against the legal moves from notnil/chess
-// directly, without notnil's slow SAN encoder. Errors wrap ErrBadMove (does
+// piece, squares and promotion against the legal moves directly, without
+// writing each legal move in SAN. Errors wrap ErrBadMove (does
 // not parse), ErrIllegalMove (no legal move matches) or ErrAmbiguousMove.
 func (g *Game) ParseSAN(san string) (Move, error) {
 	s := strings.TrimSuffix(strings.TrimSpace(san), "e.p.")
@@ -128,31 +126,8 @@ func (g *Game) PlaySAN(san string) error {
 	return g.PlayMove(m)
 }
 
-// Perft counts the leaf nodes of the legal-move tree to depth plies
-// (notnil/chess move generation, bulk-counted at the last ply).
+// Perft counts the leaf nodes of the legal-move tree to depth plies (the
+// package's generator, bulk-counted at the last ply).
 func (g *Game) Perft(depth int) uint64 {
-	if depth <= 0 {
-		return 1
-	}
-	g.ensureLegal()
-	if depth == 1 {
-		return uint64(len(g.legal))
-	}
-	var n uint64
-	for _, m := range g.cmoves {
-		n += perftPos(g.pos.Update(m), depth-1)
-	}
-	return n
-}
-
-func perftPos(pos *chess.Position, depth int) uint64 {
-	moves := pos.ValidMoves()
-	if depth == 1 {
-		return uint64(len(moves))
-	}
-	var n uint64
-	for _, m := range moves {
-		n += perftPos(pos.Update(m), depth-1)
-	}
-	return n
+	return perft(g.position, depth)
 }
