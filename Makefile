@@ -83,8 +83,8 @@ board-golden: ## regenerate the board encoder and vocabulary golden files (testd
 uci-transcripts: ## regenerate the UCI transcripts' expected output (testdata/uci/*.out); read the diff
 	$(GO) test ./cmd/humchess -run 'Transcripts' -update
 
-MAIA_DIR ?= /work/shared/maia
-EVAL_PGN ?= /work/shared/data/lichess-2022-06-2500.pgn.zst
+MAIA_DIR ?= $(CURDIR)/../shared/maia
+EVAL_PGN ?= $(CURDIR)/testdata/games/lichess-2022-06-2500.pgn.zst
 
 .PHONY: eval-maia
 eval-maia: build ## move matching of every Maia net (and maia-auto) on the validation games of EVAL_PGN, into eval-out/
