@@ -73,7 +73,8 @@ cp -r "$SRC" "$TMP"
 chmod -R u+w "$TMP"
 
 # 2. cgo flags.
-cuda_ldflags=""
+# The cgo preamble must be one comment block: no blank line inside it.
+cuda_ldflags="//"
 if [[ $CUDA == 1 ]]; then
 	# --no-as-needed keeps libtorch_cuda linked although no symbol of it is used
 	# directly: it registers the CUDA backend when loaded.
@@ -92,6 +93,19 @@ $cuda_ldflags
 import "C"
 EOF
 gofmt -l "$TMP/libtch/lib.go" >/dev/null
+
+# 2b. gotch's Go wrappers get their output slots from C.malloc(0) and never free
+# them, and ops with several outputs (topk, max with dim, ...) write 2 or more
+# pointers there: a heap overflow under allocators whose malloc(0) has 8 bytes
+# (jemalloc), and a leak per op under any. Give each slot 128 bytes (16
+# outputs) and free it when the wrapper returns (the outputs are read by then).
+for f in "$TMP/ts/tensor-generated.go" "$TMP/ts/patch.go"; do
+	perl -i -pe 's/^(\s*)(\w+) := \(\*lib\.Ctensor\)\(unsafe\.Pointer\(C\.malloc\(0\)\)\)\s*$/$1$2 := (*lib.Ctensor)(unsafe.Pointer(C.malloc(128)))\n$1defer C.free(unsafe.Pointer($2))\n/' "$f"
+done
+if grep -qE '^\s*\w+ := \(\*lib\.Ctensor\)\(unsafe\.Pointer\(C\.malloc\(0\)\)\)' "$TMP/ts/tensor-generated.go"; then
+	echo "patch-gotch: malloc(0) output slots left in ts/tensor-generated.go" >&2
+	exit 1
+fi
 
 # 3. Stub the wrappers that do not compile.
 GEN="$TMP/libtch/torch_api_generated.cpp.h"

@@ -54,6 +54,10 @@ func run(args []string, log io.Writer) error {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume})
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
+			return nil
+		}
 		if err != nil {
 			return err
 		}

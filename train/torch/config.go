@@ -125,7 +125,7 @@ func (c *Config) finish() error {
 		return err
 	}
 	c.Arch.SquareDim, c.Arch.GlobalDim = ct.SquareDim(), ct.GlobalDim()
-	c.Arch.ContractVersion, c.Arch.ContractDerived = ct.Version, uint64(ct.Derived)
+	c.Arch.ContractVersion, c.Arch.ContractDerived = ct.Version, ct.Derived
 	if c.Arch.NormEps == 0 {
 		c.Arch.NormEps = transformer.DefaultNormEps
 	}

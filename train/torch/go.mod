@@ -7,6 +7,13 @@ require (
 	github.com/sugarme/gotch v0.9.1
 )
 
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/notnil/chess v1.10.0 // indirect
+	github.com/yalue/onnxruntime_go v1.27.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
 replace github.com/humchess/humchess => ../..
 
 replace github.com/sugarme/gotch => ../../build/gotch

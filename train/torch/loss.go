@@ -3,6 +3,8 @@ package torch
 import (
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
+
+	"github.com/humchess/humchess/board"
 )
 
 // Heads names the loss terms in the order of HeadLosses.
@@ -63,10 +65,30 @@ func (s *scope) losses(o Outputs, b *devBatch, w HeadLosses, scale float64) loss
 	return lossOut{total: total, perHead: s.k(ts.MustStack(means, 0)), masked: masked}
 }
 
-// topk returns, per row, the indices of the 3 largest masked move logits.
+// top3 returns, per row, the indices of the 3 largest masked move logits
+// (computed on the host: gotch's multi-output wrappers such as Topk are best
+// avoided, see scripts/patch-gotch.sh).
 func (s *scope) top3(masked *ts.Tensor) []int64 {
-	v, idx := masked.MustTopk(3, -1, true, true, false)
-	s.k(v)
-	s.k(idx)
-	return hostInt64s(idx)
+	v := hostFloats(masked)
+	n := board.NumMoves
+	rows := len(v) / n
+	out := make([]int64, 3*rows)
+	for r := 0; r < rows; r++ {
+		row := v[r*n : (r+1)*n]
+		best := [3]int{-1, -1, -1}
+		for j, x := range row {
+			switch {
+			case best[0] < 0 || x > row[best[0]]:
+				best = [3]int{j, best[0], best[1]}
+			case best[1] < 0 || x > row[best[1]]:
+				best[1], best[2] = j, best[1]
+			case best[2] < 0 || x > row[best[2]]:
+				best[2] = j
+			}
+		}
+		for k := range best {
+			out[3*r+k] = int64(best[k])
+		}
+	}
+	return out
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/sugarme/gotch/ts"
 )
 
+// #cgo LDFLAGS: -ltorch -lc10 -ltorch_cpu
 // #include <stdint.h>
-// // Defined in gotch's libtch (torch_api.cpp), linked into the same binary.
+// // Defined in gotch's libtch (torch_api.cpp), linked into the same binary;
+// // the libraries are named here too since this package calls libtorch directly.
 // void at_set_num_threads(int n_threads);
 // int at_get_num_threads();
 import "C"

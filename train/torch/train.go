@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -154,7 +153,11 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 	if r.dev, err = pickDevice(cfg.Device); err != nil {
 		return nil, err
 	}
-	SetThreads(cfg.Threads)
+	if cfg.Threads > 0 {
+		prev := Threads()
+		SetThreads(cfg.Threads)
+		defer SetThreads(prev)
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -311,7 +314,7 @@ type acc struct {
 func (r *runner) loop(ctx context.Context) (*Summary, error) {
 	cfg := r.cfg
 	w := cfg.weights()
-	sum := &Summary{BestVal: math.NaN(), Dir: cfg.Out}
+	sum := &Summary{Step: r.st.Step, BestVal: math.NaN(), Dir: cfg.Out}
 	a := acc{since: time.Now()}
 	for step := r.st.Step + 1; step <= cfg.Steps; step++ {
 		if err := ctx.Err(); err != nil {

@@ -230,7 +230,7 @@ func meanLoss(s []StepInfo) float64 {
 // match an uninterrupted run's.
 func TestResume(t *testing.T) {
 	base := tinyConfig(t)
-	base.Steps, base.CkptEvery, base.LogEvery, base.ValEvery, base.Warmup = 60, 20, 20, 1000, 10
+	base.Steps, base.CkptEvery, base.LogEvery, base.ValEvery, base.Warmup = 30, 15, 15, 1000, 5
 	base.ValPositions = 0
 
 	a := base
@@ -243,7 +243,7 @@ func TestResume(t *testing.T) {
 	b := base
 	b.Out = filepath.Join(t.TempDir(), "b")
 	_, err = Run(context.Background(), b, Options{AfterStep: func(s StepInfo) error {
-		if s.Step == 47 {
+		if s.Step == 22 {
 			return ErrStopped
 		}
 		return nil
@@ -258,19 +258,19 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resumed.Losses) != 20 || resumed.Losses[0].Step != 41 {
-		t.Fatalf("resumed run did steps %d.. (%d of them), want 41..60", resumed.Losses[0].Step, len(resumed.Losses))
+	if len(resumed.Losses) != 15 || resumed.Losses[0].Step != 16 {
+		t.Fatalf("resumed run did steps %d.. (%d of them), want 16..30", resumed.Losses[0].Step, len(resumed.Losses))
 	}
 	worst := 0.0
 	for i, r := range resumed.Losses {
-		want := full.Losses[40+i]
+		want := full.Losses[15+i]
 		rel := math.Abs(r.Loss-want.Loss) / math.Abs(want.Loss)
 		worst = math.Max(worst, rel)
 		if !(rel < 1e-4) {
 			t.Errorf("step %d: resumed loss %.7f, uninterrupted %.7f (relative difference %.2g)", r.Step, r.Loss, want.Loss, rel)
 		}
 	}
-	t.Logf("resumed steps 41..60: worst relative loss difference %.3g", worst)
+	t.Logf("resumed steps 16..30: worst relative loss difference %.3g", worst)
 }
 
 func TestCheckpointRoundTrip(t *testing.T) {
@@ -316,4 +316,63 @@ type testLog struct{ t testing.TB }
 func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(string(p[:len(p)-1]))
 	return len(p), nil
+}
+
+// teacherSource wraps a ShardSource and gives every example a uniform
+// teacher distribution over its legal moves (soft targets).
+type teacherSource struct{ *ShardSource }
+
+func (s teacherSource) Next(ex *Example) error {
+	if err := s.ShardSource.Next(ex); err != nil {
+		return err
+	}
+	ex.Teacher = make([]float32, len(ex.Enc.Legal))
+	for i := range ex.Teacher {
+		ex.Teacher[i] = 1 / float32(len(ex.Teacher))
+	}
+	return nil
+}
+
+// TestAccumAndDistill runs a few steps with gradient accumulation and soft
+// (teacher) move targets through Options.Source.
+func TestAccumAndDistill(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.Accum, c.BatchSize, c.ValPositions, c.LogEvery, c.ValEvery, c.DistillMix = 4, 2, 16, 32, 1, 4, 0.5
+	set, err := shard.Open(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), c, Options{Log: testLog{t}, Source: func(pos *shard.Position) (Source, error) {
+		src, err := OpenShardSource(set, c.TrainSplit, c.ShuffleBuffer, c.Seed, pos)
+		return teacherSource{src}, err
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Step != 4 || len(sum.Losses) != 4 || math.IsNaN(sum.Losses[3].Loss) {
+		t.Fatalf("ran %d steps, losses %+v", sum.Step, sum.Losses)
+	}
+	// With half the move target uniform over the legal moves, the move loss
+	// cannot drop below half the entropy of that uniform distribution.
+	if sum.Losses[3].Heads[0] < 1 {
+		t.Errorf("move loss %.4f with soft targets, want >= 1", sum.Losses[3].Heads[0])
+	}
+}
+
+func TestTop3(t *testing.T) {
+	var s scope
+	defer s.drop()
+	row := make([]float32, 2*board.NumMoves)
+	for i := range row {
+		row[i] = -1e9
+	}
+	row[5], row[7], row[9], row[11] = 1, 4, 3, 2
+	row[board.NumMoves+0], row[board.NumMoves+1857] = 2, 3
+	got := s.top3(s.k(floatTensor(row, []int64{2, board.NumMoves}, gotch.CPU)))
+	want := []int64{7, 9, 11, 1857, 0, 1}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("top3: got %v, want %v", got, want)
+		}
+	}
 }
