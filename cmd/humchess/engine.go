@@ -31,9 +31,11 @@ func runUCI(args []string) error {
 	return s.Run(os.Stdin)
 }
 
-// openDefaultNet opens the embedded default net. nets/load supplies it; nil
-// means this build has none.
-var openDefaultNet func() (nets.Net, error)
+// openDefaultNet opens the embedded default net (nets/load) with threads ONNX
+// Runtime threads; nil means this build has none.
+var openDefaultNet = func(threads int) (nets.Net, error) {
+	return load.Default(load.Options{Threads: threads})
+}
 
 // ErrNoDefaultNet is returned when NetFile is empty and the build embeds no net.
 var ErrNoDefaultNet = errors.New("this build embeds no default net: set NetFile to a HumChess .onnx or a Maia/Lc0 .pb.gz file")
@@ -80,7 +82,7 @@ func newEngine() *engine {
 			if openDefaultNet == nil {
 				return nil, ErrNoDefaultNet
 			}
-			return openDefaultNet()
+			return openDefaultNet(threads)
 		},
 	}
 }

@@ -126,3 +126,23 @@ func TestOpenTransformerFormats(t *testing.T) {
 	require.Len(t, logits, 2)
 	assert.InDeltaSlice(t, logits[0], logits[1], 1e-5, "the .onnx and the .safetensors of one net must agree")
 }
+
+// TestDefault opens the embedded default net and plays the start position,
+// or, in a build that embeds none, checks that Default says so.
+func TestDefault(t *testing.T) {
+	name := DefaultName()
+	if name == "" {
+		_, err := Default(Options{})
+		assert.ErrorIs(t, err, ErrNoDefault)
+		return
+	}
+	needORT(t)
+	n, err := Default(Options{})
+	require.NoError(t, err, "embedded default net %s", name)
+	defer n.Close()
+	assert.Equal(t, nets.KindHumChess, n.Info().Kind)
+	assert.Equal(t, "hc-"+n.Info().ShortHash()+".onnx", name, "the default net is named by its weights' hash")
+	out := evalStart(t, n)
+	assert.Len(t, out.WDL, 3)
+	assert.Len(t, out.Time, board.NumThinkBins)
+}
