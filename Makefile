@@ -7,7 +7,7 @@ ORT_DIR := $(CURDIR)/build/onnxruntime
 ORT_LIB := $(ORT_DIR)/libonnxruntime.so.1
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 
-.PHONY: help build run test test-short bench onnxruntime fmt vet gotch train-build train-test train-bench
+.PHONY: help build run test test-engine test-short bench onnxruntime fmt vet gotch train-build train-test train-bench
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -29,7 +29,12 @@ build-embed: onnxruntime ## build bin/humchess with the ONNX Runtime library emb
 run: build onnxruntime ## run the engine (UCI on stdin/stdout) on its embedded net
 	./bin/humchess
 
-test: onnxruntime ## run all tests (the README's test command)
+test: onnxruntime ## run all tests, the engine's and the trainer's (the README's test command; the trainer needs libtorch-dev)
+	$(GO) vet ./...
+	$(GO) test ./...
+	$(MAKE) train-test
+
+test-engine: onnxruntime ## run the engine module's tests only (no libtorch needed)
 	$(GO) vet ./...
 	$(GO) test ./...
 
