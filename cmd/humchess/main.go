@@ -5,47 +5,78 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/humchess/humchess/nets/ort"
 )
 
 var version = "dev"
 
+// subcommands maps each tool to its entry point.
+var subcommands = map[string]func(args []string) error{
+	"prep":  runPrep,
+	"eval":  runEval,
+	"match": runMatch,
+	"stats": runStats,
+}
+
+const usage = `usage: humchess [-onnxruntime LIB] [command [flags]]
+
+With no command, humchess speaks UCI on stdin/stdout (load it in a GUI).
+Commands:
+  prep    PGN files to training shards
+  eval    move matching of nets and engines against human moves
+  match   engine-versus-engine matches
+  stats   human-likeness statistics of sets of games
+  bench   fixed-position benchmark and signature
+  version print the version
+Run "humchess COMMAND -h" for a command's flags. -onnxruntime names the ONNX
+Runtime 1.24.1 shared library explicitly (before ONNXRUNTIME_SHARED_LIBRARY_PATH
+and the install location; see "make onnxruntime").
+`
+
 func main() {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "version", "--version", "-version":
-			fmt.Println("humchess", version)
-			return
-		case "bench":
-			benchMain(os.Args[2:])
-			return
-		case "prep":
-			if err := runPrep(os.Args[2:]); err != nil {
-				fmt.Fprintln(os.Stderr, "humchess prep:", err)
+	args := os.Args[1:]
+	if len(args) > 0 {
+		flag, lib, hasValue := strings.Cut(strings.TrimPrefix(args[0], "-"), "=")
+		if flag == "-onnxruntime" || flag == "onnxruntime" {
+			args = args[1:]
+			if !hasValue {
+				if len(args) == 0 {
+					fmt.Fprint(os.Stderr, "humchess: -onnxruntime needs a path\n\n"+usage)
+					os.Exit(2)
+				}
+				lib, args = args[0], args[1:]
+			}
+			if err := ort.Init(lib); err != nil {
+				fmt.Fprintln(os.Stderr, "humchess:", err)
 				os.Exit(1)
 			}
-			return
-		case "eval":
-			if err := runEval(os.Args[2:]); err != nil {
-				fmt.Fprintln(os.Stderr, "humchess eval:", err)
-				os.Exit(1)
-			}
-			return
-		case "match":
-			if err := runMatch(os.Args[2:]); err != nil {
-				fmt.Fprintln(os.Stderr, "humchess match:", err)
-				os.Exit(1)
-			}
-			return
-		case "stats":
-			if err := runStats(os.Args[2:]); err != nil {
-				fmt.Fprintln(os.Stderr, "humchess stats:", err)
-				os.Exit(1)
-			}
-			return
 		}
 	}
-	if err := runUCI(os.Args[1:]); err != nil { // no subcommand: speak UCI
-		fmt.Fprintln(os.Stderr, "humchess:", err)
-		os.Exit(1)
+	if len(args) == 0 {
+		if err := runUCI(nil); err != nil {
+			fmt.Fprintln(os.Stderr, "humchess:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	switch cmd := args[0]; cmd {
+	case "version", "--version", "-version":
+		fmt.Println("humchess", version)
+	case "help", "-h", "-help", "--help":
+		fmt.Print(usage)
+	case "bench":
+		benchMain(args[1:])
+	default:
+		run, ok := subcommands[cmd]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "humchess: unknown command %q\n\n%s", cmd, usage)
+			os.Exit(2)
+		}
+		if err := run(args[1:]); err != nil {
+			fmt.Fprintf(os.Stderr, "humchess %s: %v\n", cmd, err)
+			os.Exit(1)
+		}
 	}
 }
