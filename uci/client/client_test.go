@@ -2,49 +2,26 @@ package client
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/humchess/humchess/uci/client/clienttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
-
-var (
-	fakeOnce sync.Once
-	fakePath string
-	fakeErr  error
 )
 
 // fakeEngine builds testdata/match/fakeengine once per test binary.
 func fakeEngine(t *testing.T) string {
 	t.Helper()
-	fakeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fakeengine")
-		if err != nil {
-			fakeErr = err
-			return
-		}
-		fakePath = filepath.Join(dir, "fakeengine")
-		out, err := exec.Command("go", "build", "-o", fakePath, "../../testdata/match/fakeengine").CombinedOutput()
-		if err != nil {
-			fakeErr = errors.New(string(out))
-		}
-	})
-	require.NoError(t, fakeErr, "building the fake engine")
-	return fakePath
+	return clienttest.FakeEngine(t, "../../testdata/match/fakeengine")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fakePath != "" {
-		_ = os.RemoveAll(filepath.Dir(fakePath))
-	}
+	clienttest.Cleanup()
 	os.Exit(code)
 }
 

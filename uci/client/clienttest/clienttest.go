@@ -1,0 +1,48 @@
+// Package clienttest builds the fake UCI engine (testdata/match/fakeengine)
+// that the tests of engine-driving packages (uci/client, train/match) play
+// against. It is for tests only.
+package clienttest
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	once sync.Once
+	path string
+	err  error
+)
+
+// FakeEngine builds the fake engine's source folder src (relative to the
+// calling test's package) once per test binary and returns the executable's
+// path; the test fails when it cannot be built. Call Cleanup from TestMain.
+func FakeEngine(t testing.TB, src string) string {
+	t.Helper()
+	once.Do(func() {
+		dir, e := os.MkdirTemp("", "fakeengine")
+		if e != nil {
+			err = e
+			return
+		}
+		path = filepath.Join(dir, "fakeengine")
+		if out, e := exec.Command("go", "build", "-o", path, src).CombinedOutput(); e != nil {
+			err = errors.New("building the fake engine: " + string(out))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Cleanup removes the built engine.
+func Cleanup() {
+	if path != "" {
+		_ = os.RemoveAll(filepath.Dir(path))
+	}
+}
