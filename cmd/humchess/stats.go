@@ -17,7 +17,8 @@ import (
 func runStats(args []string) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	var sets listFlag
-	fs.Var(&sets, "set", "a set of games NAME=FILE[,FILE...] (PGN); repeatable; plain arguments are sets named after the file")
+	fs.Var(&sets, "set", "a set of games NAME=FILE[,FILE...][@PLAYER] (PGN); @PLAYER keeps that player's games and judges only its moves; repeatable; plain arguments are sets named after the file")
+	player := fs.String("player", "", "judge only this player's moves (White/Black tag, any case) in every set without its own @PLAYER")
 	maxGames := fs.Int64("max-games", 0, "games per set (0 = all)")
 	blunders := fs.String("blunders", "auto", "evaluations for blunders: auto (%eval comments, else the engine), evals, stockfish, off")
 	loss := fs.Float64("blunder-loss", 0.15, "a blunder loses at least this expected score")
@@ -52,10 +53,8 @@ func runStats(args []string) error {
 	defer stop()
 	var out []*eval.SetStats
 	for _, s := range sets {
-		name, files, ok := strings.Cut(s, "=")
-		if !ok {
-			name, files = s, s
-		}
+		name, files, p := parseSet(s, *player)
+		cfg.Player = p
 		st, err := eval.Stats(ctx, name, strings.Split(files, ","), cfg)
 		if err != nil {
 			return err
@@ -63,4 +62,21 @@ func runStats(args []string) error {
 		out = append(out, st)
 	}
 	return eval.WriteStatsText(os.Stdout, out)
+}
+
+// parseSet splits a -set value NAME=FILE[,FILE...][@PLAYER] (or a plain
+// FILE, named after itself) into its name, files and player; player is the
+// default player when the value names none.
+func parseSet(s, player string) (name, files, who string) {
+	name, files, ok := strings.Cut(s, "=")
+	if !ok {
+		files = s
+	}
+	if i := strings.LastIndex(files, "@"); i >= 0 {
+		files, player = files[:i], files[i+1:]
+	}
+	if !ok {
+		name = files
+	}
+	return name, files, player
 }

@@ -40,6 +40,11 @@ type StatsConfig struct {
 	// slow); 0 means 200.
 	EngineGames int64
 	Workers     int // engine processes; 0 means 2
+	// Player, when set, restricts the set to the games this player (the
+	// White or Black tag, compared case-insensitively) played, and the
+	// per-move statistics (think times, blunders) to this player's moves;
+	// game length and variety stay per game. "" = every game and move.
+	Player string
 }
 
 // ExpectedScore is the expected score of a side with an evaluation of cp
@@ -49,8 +54,12 @@ func ExpectedScore(cp float64) float64 { return 1 / (1 + math.Exp(-0.00368208*cp
 
 // SetStats are the statistics of one set of games.
 type SetStats struct {
-	Name       string
-	Games      int64
+	Name   string
+	Player string // the player the per-move statistics are restricted to; "" = both sides
+	Games  int64
+	// Score is the player's wins, draws and losses (only with a Player;
+	// games with another result tag are not counted).
+	Score      [3]int64
 	Think      map[prep.TimeClass]*Quantiles // seconds per move, by time class
 	Blunders   map[int]*[2]int64             // mover rating band -> {moves judged, blunders}
 	BlunderSrc map[string]int64              // games judged by source ("evals", "stockfish")
@@ -126,7 +135,7 @@ func Stats(ctx context.Context, name string, inputs []string, cfg StatsConfig) (
 	if cfg.EngineGames <= 0 {
 		cfg.EngineGames = 200
 	}
-	s := &SetStats{Name: name, Think: map[prep.TimeClass]*Quantiles{}, Blunders: map[int]*[2]int64{},
+	s := &SetStats{Name: name, Player: cfg.Player, Think: map[prep.TimeClass]*Quantiles{}, Blunders: map[int]*[2]int64{},
 		BlunderSrc: map[string]int64{}, Variety: map[int]*Variety{}}
 	for _, p := range varietyPlies {
 		s.Variety[p] = &Variety{seen: map[string]bool{}}
@@ -149,21 +158,26 @@ func Stats(ctx context.Context, name string, inputs []string, cfg StatsConfig) (
 				_ = rc.Close() // the read error is the one to report
 				return nil, fmt.Errorf("eval: %s: %w", path, err)
 			}
-			if !g.Standard() {
+			if !standardRules(g) {
+				continue
+			}
+			side := playerSide(g, cfg.Player)
+			if side == sideNone {
 				continue
 			}
 			s.Games++
-			s.addGame(g)
+			s.addGame(g, side)
+			s.addResult(g, side)
 			useEvals := cfg.Blunders != BlundersStockfish && hasEvals(g)
 			switch {
 			case cfg.Blunders == BlundersOff:
 			case useEvals:
 				s.BlunderSrc["evals"]++
-				s.addBlunders(g, evalsFromPGN(g), cfg.BlunderLoss)
+				s.addBlunders(g, side, evalsFromPGN(g), cfg.BlunderLoss)
 			case cfg.Blunders != BlundersEvals && cfg.Engine.Path != "" && engineGames < cfg.EngineGames:
 				engineGames++
 				s.BlunderSrc["stockfish"]++
-				an.submit(copyGame(g))
+				an.submit(copyGame(g), side)
 			}
 		}
 		if err := rc.Close(); err != nil {
@@ -175,15 +189,86 @@ func Stats(ctx context.Context, name string, inputs []string, cfg StatsConfig) (
 		return nil, err
 	}
 	for _, r := range res {
-		s.addBlunders(r.g, r.evals, cfg.BlunderLoss)
+		s.addBlunders(r.g, r.side, r.evals, cfg.BlunderLoss)
 	}
 	return s, nil
 }
 
-// addGame adds think times, length and variety.
-func (s *SetStats) addGame(g *pgn.Game) {
+// standardRules reports whether g is played under the standard rules, from
+// the initial position or a FEN (a match's openings): Standard, or a FEN
+// with no variant or lichess's "From Position".
+func standardRules(g *pgn.Game) bool {
+	return g.Standard() || (g.FEN != "" && (g.Variant == "" || strings.EqualFold(g.Variant, "Standard") ||
+		strings.EqualFold(g.Variant, "chess") || strings.EqualFold(g.Variant, "From Position")))
+}
+
+// Sides whose moves count (playerSide).
+const (
+	sideNone  = 0 // the player is not in the game: skip it
+	sideWhite = 1
+	sideBlack = 2
+	sideBoth  = sideWhite | sideBlack
+)
+
+// playerSide says which of g's sides are player's: both when player is "",
+// none when neither tag names the player.
+func playerSide(g *pgn.Game, player string) int {
+	player = strings.TrimSpace(player)
+	if player == "" {
+		return sideBoth
+	}
+	side := sideNone
+	if strings.EqualFold(strings.TrimSpace(g.White), player) {
+		side |= sideWhite
+	}
+	if strings.EqualFold(strings.TrimSpace(g.Black), player) {
+		side |= sideBlack
+	}
+	return side
+}
+
+// counts reports whether move i (0 = the game's first) is played by a side
+// in sides. A game from a FEN with Black to move starts with Black's move.
+func counts(g *pgn.Game, i int, sides int) bool {
+	white := i%2 == 0
+	if blackStarts(g) {
+		white = !white
+	}
+	if white {
+		return sides&sideWhite != 0
+	}
+	return sides&sideBlack != 0
+}
+
+// blackStarts reports whether g starts from a FEN with Black to move.
+func blackStarts(g *pgn.Game) bool {
+	f := strings.Fields(g.FEN)
+	return len(f) > 1 && f[1] == "b"
+}
+
+// addResult adds the player's result (sides is one colour when a player is
+// set; a game against oneself, or no player, is not scored).
+func (s *SetStats) addResult(g *pgn.Game, sides int) {
+	if s.Player == "" || sides == sideBoth {
+		return
+	}
+	switch {
+	case g.Result == "1/2-1/2":
+		s.Score[1]++
+	case g.Result == "1-0" && sides == sideWhite, g.Result == "0-1" && sides == sideBlack:
+		s.Score[0]++
+	case g.Result == "1-0" || g.Result == "0-1":
+		s.Score[2]++
+	}
+}
+
+// addGame adds think times (of the moves of sides), length and variety.
+func (s *SetStats) addGame(g *pgn.Game, sides int) {
 	s.Lengths.Add(float64(len(g.Moves)))
 	for _, p := range varietyPlies {
+		if g.FEN != "" {
+			break // sequences from different positions are not comparable
+		}
 		if len(g.Moves) >= p {
 			v := s.Variety[p]
 			v.Games++
@@ -204,6 +289,9 @@ func (s *SetStats) addGame(g *pgn.Game) {
 		s.Think[class] = q
 	}
 	for i := range g.Moves {
+		if !counts(g, i, sides) {
+			continue
+		}
 		spent := board.ThinkSpent(clockAfter(g, i-2), clockAfter(g, i), float64(g.TimeControl.Increment))
 		if spent >= 0 {
 			q.Add(spent)
@@ -238,16 +326,16 @@ func evalsFromPGN(g *pgn.Game) []float64 {
 	return ev
 }
 
-// addBlunders judges every move whose before and after evaluations are known.
-// evals are White's centipawns per position (len(Moves)+1).
-func (s *SetStats) addBlunders(g *pgn.Game, evals []float64, loss float64) {
+// addBlunders judges every move of sides whose before and after evaluations
+// are known. evals are White's centipawns per position (len(Moves)+1).
+func (s *SetStats) addBlunders(g *pgn.Game, sides int, evals []float64, loss float64) {
 	for i := range g.Moves {
-		if i+1 >= len(evals) || math.IsNaN(evals[i]) || math.IsNaN(evals[i+1]) {
+		if !counts(g, i, sides) || i+1 >= len(evals) || math.IsNaN(evals[i]) || math.IsNaN(evals[i+1]) {
 			continue
 		}
 		rating := g.WhiteElo
 		before, after := evals[i], evals[i+1]
-		if i%2 == 1 {
+		if counts(g, i, sideBlack) {
 			rating = g.BlackElo
 			before, after = -before, -after
 		}
@@ -271,7 +359,7 @@ func (s *SetStats) addBlunders(g *pgn.Game, evals []float64, loss float64) {
 type analyser struct {
 	ctx   context.Context
 	cfg   *StatsConfig
-	jobs  chan *pgn.Game
+	jobs  chan analysed // g and side set; evals filled in by run
 	mu    sync.Mutex
 	res   []analysed
 	err   error
@@ -281,14 +369,15 @@ type analyser struct {
 
 type analysed struct {
 	g     *pgn.Game
+	side  int // the sides whose moves are judged
 	evals []float64
 }
 
 func newAnalyser(ctx context.Context, cfg *StatsConfig) *analyser {
-	return &analyser{ctx: ctx, cfg: cfg, jobs: make(chan *pgn.Game, 16)}
+	return &analyser{ctx: ctx, cfg: cfg, jobs: make(chan analysed, 16)}
 }
 
-func (a *analyser) submit(g *pgn.Game) {
+func (a *analyser) submit(g *pgn.Game, side int) {
 	a.start.Do(func() {
 		n := a.cfg.Workers
 		if n <= 0 {
@@ -299,7 +388,7 @@ func (a *analyser) submit(g *pgn.Game) {
 			go a.run()
 		}
 	})
-	a.jobs <- g
+	a.jobs <- analysed{g: g, side: side}
 }
 
 func (a *analyser) run() {
@@ -310,7 +399,8 @@ func (a *analyser) run() {
 			_ = e.Close() // Close always succeeds
 		}
 	}()
-	for g := range a.jobs {
+	for job := range a.jobs {
+		g := job.g
 		if a.failed() {
 			continue // drain
 		}
@@ -327,7 +417,8 @@ func (a *analyser) run() {
 			continue
 		}
 		a.mu.Lock()
-		a.res = append(a.res, analysed{g, ev})
+		job.evals = ev
+		a.res = append(a.res, job)
 		a.mu.Unlock()
 	}
 }
@@ -415,25 +506,46 @@ func sign(x int) int {
 	return 1
 }
 
-// WriteStatsText prints the sets side by side: think time by time class
-// (median and 90th percentile, seconds, with move counts), blunder rate by
-// mover rating band (with move counts), game length and variety.
+// WriteStatsText prints the sets side by side: the player and the player's
+// W-D-L when a set has a player, think time by time class (median and 90th
+// percentile, seconds, with move counts), blunder rate by mover rating band
+// (with move counts), game length and variety.
 func WriteStatsText(w io.Writer, sets []*SetStats) error {
 	var b strings.Builder
 	col := func(s string) { fmt.Fprintf(&b, " | %-24s", s) }
 	header := func(title string) {
-		fmt.Fprintf(&b, "\n%-16s", title)
+		fmt.Fprintf(&b, "\n%-20s", title)
 		for _, s := range sets {
 			col(trunc(s.Name, 24))
 		}
 		b.WriteString("\n")
 	}
 	header("games")
-	fmt.Fprintf(&b, "%-16s", "")
+	fmt.Fprintf(&b, "%-20s", "")
 	for _, s := range sets {
 		col(fmt.Sprint(s.Games))
 	}
 	b.WriteString("\n")
+	players := false
+	for _, s := range sets {
+		players = players || s.Player != ""
+	}
+	if players {
+		fmt.Fprintf(&b, "%-20s", "player")
+		for _, s := range sets {
+			col(trunc(s.Player, 24))
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "%-20s", "player W-D-L")
+		for _, s := range sets {
+			if s.Player == "" {
+				col("-")
+				continue
+			}
+			col(fmt.Sprintf("%d-%d-%d", s.Score[0], s.Score[1], s.Score[2]))
+		}
+		b.WriteString("\n")
+	}
 
 	header("think time (s)")
 	classes := map[prep.TimeClass]bool{}
@@ -448,7 +560,7 @@ func WriteStatsText(w io.Writer, sets []*SetStats) error {
 	}
 	sort.Slice(cl, func(i, j int) bool { return cl[i] < cl[j] })
 	for _, c := range cl {
-		fmt.Fprintf(&b, "%-16s", c.String()+" med/p90")
+		fmt.Fprintf(&b, "%-20s", c.String()+" med/p90")
 		for _, s := range sets {
 			if q := s.Think[c]; q != nil && q.N() > 0 {
 				col(fmt.Sprintf("%.1f / %.1f (n=%d)", q.Quantile(0.5), q.Quantile(0.9), q.N()))
@@ -476,7 +588,7 @@ func WriteStatsText(w io.Writer, sets []*SetStats) error {
 		if k < 0 {
 			label = "unknown"
 		}
-		fmt.Fprintf(&b, "%-16s", label)
+		fmt.Fprintf(&b, "%-20s", label)
 		for _, s := range sets {
 			if c := s.Blunders[k]; c != nil && c[0] > 0 {
 				col(fmt.Sprintf("%.2f (n=%d)", 100*float64(c[1])/float64(c[0]), c[0]))
@@ -486,7 +598,20 @@ func WriteStatsText(w io.Writer, sets []*SetStats) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%-16s", "judged games")
+	fmt.Fprintf(&b, "%-20s", "all bands")
+	for _, s := range sets {
+		var n, k int64
+		for _, c := range s.Blunders {
+			n, k = n+c[0], k+c[1]
+		}
+		if n > 0 {
+			col(fmt.Sprintf("%.2f (%d/%d)", 100*float64(k)/float64(n), k, n))
+		} else {
+			col("-")
+		}
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-20s", "judged games")
 	for _, s := range sets {
 		var parts []string
 		for _, k := range []string{"evals", "stockfish"} {
@@ -503,7 +628,7 @@ func WriteStatsText(w io.Writer, sets []*SetStats) error {
 		name string
 		f    func(q *Quantiles) float64
 	}{{"mean plies", (*Quantiles).Mean}, {"median plies", func(q *Quantiles) float64 { return q.Quantile(0.5) }}} {
-		fmt.Fprintf(&b, "%-16s", row.name)
+		fmt.Fprintf(&b, "%-20s", row.name)
 		for _, s := range sets {
 			col(num(row.f(&s.Lengths), 1))
 		}
@@ -511,7 +636,7 @@ func WriteStatsText(w io.Writer, sets []*SetStats) error {
 	}
 	header("variety")
 	for _, p := range varietyPlies {
-		fmt.Fprintf(&b, "%-16s", fmt.Sprintf("distinct @%d %%", p))
+		fmt.Fprintf(&b, "%-20s", fmt.Sprintf("distinct @%d %%", p))
 		for _, s := range sets {
 			v := s.Variety[p]
 			col(fmt.Sprintf("%s (%d/%d)", pct(v.Fraction()), v.Distinct, v.Games))

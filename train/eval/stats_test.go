@@ -131,3 +131,115 @@ func TestStatsStockfish(t *testing.T) {
 	assert.Equal(t, int64(4), black[0])
 	assert.GreaterOrEqual(t, black[1], int64(1), "Qxd4 is a blunder")
 }
+
+// playerPGN holds four games of the players "hc" and "sf" (and one of two
+// others) with %eval comments. hc blunders once in game 1 (Nxe5) and once in
+// game 4 (f6); sf blunders in game 1 (Qg5) and game 2 (Nc3). Game 4 starts
+// from a FEN with Black (hc) to move, so move parity is not colour there.
+const playerPGN = `[Event "g1"]
+[White "hc"]
+[Black "sf"]
+[WhiteElo "1100"]
+[BlackElo "1350"]
+[TimeControl "60+0"]
+[Result "1-0"]
+
+1. e4 { [%eval 0.3] [%clk 0:01:00] } e5 { [%eval 0.3] [%clk 0:01:00] } 2. Nf3 { [%eval 0.3] [%clk 0:00:58] } Nc6 { [%eval 0.3] [%clk 0:00:57] } 3. Bc4 { [%eval 0.3] [%clk 0:00:50] } Nd4 { [%eval 0.5] [%clk 0:00:55] } 4. Nxe5 { [%eval -3.0] [%clk 0:00:45] } Qg5 { [%eval 3.0] [%clk 0:00:50] } 1-0
+
+[Event "g2"]
+[White "sf"]
+[Black "HC"]
+[WhiteElo "1350"]
+[BlackElo "1100"]
+[Result "0-1"]
+
+1. d4 { [%eval 0.2] } d5 { [%eval 0.2] } 2. c4 { [%eval 0.2] } e6 { [%eval 0.2] } 3. Nc3 { [%eval -4.0] } Nf6 { [%eval -4.0] } 0-1
+
+[Event "g3"]
+[White "x"]
+[Black "y"]
+[Result "1-0"]
+
+1. e4 { [%eval 0.3] } e5 { [%eval 5.0] } 1-0
+
+[Event "g4"]
+[White "sf"]
+[Black "hc"]
+[WhiteElo "1350"]
+[BlackElo "1100"]
+[SetUp "1"]
+[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
+[Result "1/2-1/2"]
+
+1... e5 { [%eval 0.3] } 2. Nf3 { [%eval 0.3] } f6 { [%eval 4.0] } 3. Nxe5 { [%eval 4.0] } 1/2-1/2
+`
+
+// TestStatsPlayer restricts the statistics to one player: only that
+// player's games, moves, think times and results count.
+func TestStatsPlayer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(playerPGN), 0o644))
+	type band struct {
+		band          int
+		judged, blund int64
+	}
+	tests := []struct {
+		player     string
+		games      int64
+		score      [3]int64
+		bands      []band
+		thinkN     int     // bullet think times (game 1 only has clocks)
+		thinkMax   float64 // seconds
+		lengthMean float64
+	}{
+		// hc: g1 Nf3 Bc4 e4 Nxe5 (4 judged, 1 blunder), g2 d5 e6 Nf6 (3, 0),
+		// g4 f6 only (e5 has no evaluation before it; 1, 1). Think: 0, 2, 8, 5.
+		{player: "hc", games: 3, score: [3]int64{2, 1, 0}, bands: []band{{1100, 8, 2}},
+			thinkN: 4, thinkMax: 8, lengthMean: (8 + 6 + 4) / 3.0},
+		// sf: g1 4 moves (Qg5 a blunder), g2 3 (Nc3), g4 Nf3 Nxe5 (2, 0).
+		// Think: e5 0, Nc6 3, Nd4 2 (57 -> 55), Qg5 5.
+		{player: "SF", games: 3, score: [3]int64{0, 1, 2}, bands: []band{{1300, 9, 2}},
+			thinkN: 4, thinkMax: 5, lengthMean: (8 + 6 + 4) / 3.0},
+		// Nobody: every game and move; g3's players have no rating (band -1).
+		// The FEN game g4 counts for length but not variety (none reach ply 10).
+		{player: "", games: 4, bands: []band{{1100, 8, 2}, {1300, 9, 2}, {-1, 2, 1}},
+			thinkN: 8, thinkMax: 8, lengthMean: (8 + 6 + 2 + 4) / 4.0},
+		{player: "nobody", games: 0},
+	}
+	for _, tt := range tests {
+		t.Run("player="+tt.player, func(t *testing.T) {
+			s, err := Stats(context.Background(), "p", []string{path}, StatsConfig{Blunders: BlundersEvals, Player: tt.player})
+			require.NoError(t, err)
+			assert.Equal(t, tt.games, s.Games, "games")
+			assert.Equal(t, tt.score, s.Score, "W-D-L")
+			assert.Len(t, s.Blunders, len(tt.bands), "bands %v", s.Blunders)
+			for _, b := range tt.bands {
+				c := s.Blunders[b.band]
+				if assert.NotNil(t, c, "band %d", b.band) {
+					assert.Equal(t, [2]int64{b.judged, b.blund}, *c, "band %d: {judged, blunders}", b.band)
+				}
+			}
+			var n int
+			maxThink := 0.0
+			for _, q := range s.Think {
+				n += q.N()
+				if q.N() > 0 {
+					maxThink = max(maxThink, q.Quantile(1))
+				}
+			}
+			assert.Equal(t, tt.thinkN, n, "think times")
+			assert.Equal(t, tt.thinkMax, maxThink, "longest think")
+			if tt.games > 0 {
+				assert.InDelta(t, tt.lengthMean, s.Lengths.Mean(), 1e-9, "mean plies")
+			}
+		})
+	}
+
+	s, err := Stats(context.Background(), "hc-only", []string{path}, StatsConfig{Blunders: BlundersEvals, Player: "hc"})
+	require.NoError(t, err)
+	var out strings.Builder
+	require.NoError(t, WriteStatsText(&out, []*SetStats{s}))
+	for _, want := range []string{"player W-D-L", "2-1-0", "25.00 (2/8)"} {
+		assert.Contains(t, out.String(), want)
+	}
+}
