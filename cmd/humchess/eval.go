@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/load"
 	"github.com/humchess/humchess/train/eval"
 	"github.com/humchess/humchess/uci/client"
 )
@@ -40,7 +42,7 @@ func parseOptions(s string) ([]client.Option, error) {
 func runEval(args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var netsF, engines listFlag
-	fs.Var(&netsF, "net", "contestant NAME=PATH: a HumChess .onnx, a Maia/Lc0 .pb.gz, or a folder of maia-1100..1900.pb.gz for maia-auto (the net of the mover's band); repeatable")
+	fs.Var(&netsF, "net", "contestant NAME=PATH: a HumChess .onnx, a Maia/Lc0 .pb.gz, or a folder of maia-1100..1900.pb.gz for maia-auto (the net of the mover's band), or default for the embedded net; repeatable")
 	fs.Var(&engines, "engine", "contestant NAME=COMMAND [ARGS...]: an external UCI engine (top-1 only); repeatable")
 	engineGo := fs.String("engine-go", "nodes 1", "what follows \"go\" for -engine contestants")
 	engineOpts := fs.String("engine-options", "", "setoption for -engine contestants: Name=Value,Name=Value")
@@ -76,6 +78,12 @@ func runEval(args []string) error {
 		name, path, ok := strings.Cut(n, "=")
 		if !ok {
 			name, path = strings.TrimSuffix(filepath.Base(n), ".pb.gz"), n
+		}
+		if path == "default" {
+			cfg.Contestants = append(cfg.Contestants, eval.NetContestantSpec(name, func() (nets.Net, error) {
+				return load.Default(load.Options{})
+			}))
+			continue
 		}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			s, err := eval.MaiaAutoSpec(name, path)
