@@ -57,7 +57,7 @@ gotch: build/gotch/.stamp ## patch gotch v0.9.1 for the local libtorch into buil
 build/gotch/.stamp: scripts/patch-gotch.sh
 	./scripts/patch-gotch.sh build/gotch
 
-TRAIN_ENV := OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=$${OMP_NUM_THREADS:-$$(nproc)} LD_PRELOAD=$${LD_PRELOAD:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2} MALLOC_CONF=$${MALLOC_CONF:-dirty_decay_ms:-1,muzzy_decay_ms:-1}
+TRAIN_ENV := OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-$$(nproc)} OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} LD_PRELOAD=$${LD_PRELOAD:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2} MALLOC_CONF=$${MALLOC_CONF:-dirty_decay_ms:-1,muzzy_decay_ms:-1}
 
 train-build: gotch ## build bin/humchess-train (the gotch trainer)
 	cd cmd/humchess-train && $(GO) build -ldflags "$(LDFLAGS)" -o ../../bin/humchess-train .
