@@ -112,17 +112,8 @@ func parseFEN(fen string) (fenInfo, error) {
 	// Castling.
 	if fields[2] != "-" {
 		for j := 0; j < len(fields[2]); j++ {
-			bit := uint8(0)
-			switch fields[2][j] {
-			case 'K':
-				bit = CastleWK
-			case 'Q':
-				bit = CastleWQ
-			case 'k':
-				bit = CastleBK
-			case 'q':
-				bit = CastleBQ
-			default:
+			bit := castleBit(fields[2][j])
+			if bit == 0 {
 				return fi, fenErr("castling field %q has bad letter %q", fields[2], fields[2][j])
 			}
 			if fi.castle&bit != 0 {
@@ -181,4 +172,19 @@ func parseFEN(fen string) (fenInfo, error) {
 	}
 	fi.norm = strings.Join(fields, " ")
 	return fi, nil
+}
+
+// castleBit is the castling right a FEN letter (KQkq) stands for, or 0.
+func castleBit(c byte) uint8 {
+	switch c {
+	case 'K':
+		return CastleWK
+	case 'Q':
+		return CastleWQ
+	case 'k':
+		return CastleBK
+	case 'q':
+		return CastleBQ
+	}
+	return 0
 }

@@ -223,18 +223,7 @@ func (g *Game) FEN() string {
 	b = append(b, ' ', "wb"[g.stm], ' ')
 	n := len(b)
 	for i := 0; i < len(g.castleField); i++ {
-		var bit uint8
-		switch g.castleField[i] {
-		case 'K':
-			bit = CastleWK
-		case 'Q':
-			bit = CastleWQ
-		case 'k':
-			bit = CastleBK
-		case 'q':
-			bit = CastleBQ
-		}
-		if g.castle&bit != 0 {
+		if g.castle&castleBit(g.castleField[i]) != 0 {
 			b = append(b, g.castleField[i])
 		}
 	}
