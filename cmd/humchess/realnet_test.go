@@ -58,12 +58,13 @@ func randomNetFile(tb testing.TB, preset string) string {
 	return p
 }
 
-// realNets lists the nets the real-net tests play: maia-1100 and a Tiny
-// transformer with random weights. It skips without ONNX Runtime; the Maia
-// net alone is skipped when absent.
+// realNets lists the nets the real-net tests play: the embedded default
+// net (NetFile ""), maia-1100 and a Tiny transformer with random weights. It
+// skips without ONNX Runtime; the Maia net alone is skipped when absent.
 func realNets(t *testing.T) map[string]func(t *testing.T) string {
 	ortOrSkip(t)
 	return map[string]func(t *testing.T) string{
+		"default":   func(t *testing.T) string { return "" },
 		"maia-1100": func(t *testing.T) string { return maiaOrSkip(t, "maia-1100") },
 		"tiny":      func(t *testing.T) string { return randomNetFile(t, "tiny") },
 	}
