@@ -1,11 +1,13 @@
 package pgn
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
-// Unknown is the value of an integer field whose tag is missing or unreadable.
+// Unknown is the value of a numeric field whose tag is missing or unreadable.
 const Unknown = -1
 
 // Tag is one tag pair, [Name "Value"], with the value unescaped.
@@ -23,11 +25,11 @@ type Tag struct {
 // "1/86400" (one move per day; PerMove holds the 86400). A missing, "?" or
 // unreadable tag leaves Base and Increment Unknown and Correspondence false.
 type TimeControl struct {
-	Base           int  // seconds on the clock at the start; Unknown if not known
-	Increment      int  // seconds added per move; Unknown if not known
-	Moves          int  // moves in the first period for "moves/seconds" forms, else 0
-	PerMove        int  // seconds per move for correspondence "1/seconds" forms, else 0
-	Correspondence bool // untimed or correspondence (days per move)
+	Base           float64 // seconds on the clock at the start; Unknown if not known
+	Increment      float64 // seconds added per move (fractions allowed: "60+0.6"); Unknown if not known
+	Moves          int     // moves in the first period for "moves/seconds" forms, else 0
+	PerMove        int     // seconds per move for correspondence "1/seconds" forms, else 0
+	Correspondence bool    // untimed or correspondence (days per move)
 }
 
 // Known reports whether Base and Increment are known.
@@ -59,22 +61,31 @@ func ParseTimeControl(s string) TimeControl {
 			tc.PerMove = t
 			return tc
 		}
-		tc.Moves, tc.Base, tc.Increment = m, t, 0
+		tc.Moves, tc.Base, tc.Increment = m, float64(t), 0
 		return tc
 	}
 	base, inc, hasInc := strings.Cut(s, "+")
-	b, err := strconv.Atoi(base)
-	if err != nil || b < 0 {
+	b, err := parseSeconds(base)
+	if err != nil {
 		return tc
 	}
-	i := 0
+	i := 0.0
 	if hasInc {
-		if i, err = strconv.Atoi(inc); err != nil || i < 0 {
+		if i, err = parseSeconds(inc); err != nil {
 			return tc
 		}
 	}
 	tc.Base, tc.Increment = b, i
 	return tc
+}
+
+// parseSeconds reads a non-negative, finite number of seconds ("180", "0.6").
+func parseSeconds(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("pgn: bad seconds %q", s)
+	}
+	return v, nil
 }
 
 // Game is one game record. The reader reuses it: a *Game (and its slices)

@@ -212,6 +212,11 @@ func TestParseTimeControl(t *testing.T) {
 		{"180+x", TimeControl{Base: Unknown, Increment: Unknown}},
 		{"-5+2", TimeControl{Base: Unknown, Increment: Unknown}},
 		{"0/0", TimeControl{Base: Unknown, Increment: Unknown}},
+		{"60+0.6", TimeControl{Base: 60, Increment: 0.6}},   // cutechess/humchess match tags
+		{"0.5+0.1", TimeControl{Base: 0.5, Increment: 0.1}}, // fractional base too
+		{"180+NaN", TimeControl{Base: Unknown, Increment: Unknown}},
+		{"Inf+2", TimeControl{Base: Unknown, Increment: Unknown}},
+		{"180+-0.5", TimeControl{Base: Unknown, Increment: Unknown}},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, ParseTimeControl(tt.in), "ParseTimeControl(%q)", tt.in)

@@ -45,7 +45,7 @@ func ParseTimeClass(s string) (TimeClass, bool) {
 
 // EstimatedSeconds returns lichess's estimated game duration base + 40*inc,
 // or -1 when the time control is not known or is correspondence.
-func EstimatedSeconds(tc pgn.TimeControl) int {
+func EstimatedSeconds(tc pgn.TimeControl) float64 {
 	if tc.Correspondence || !tc.Known() {
 		return -1
 	}

@@ -13,7 +13,7 @@ type gameJob struct {
 	val       bool
 	whiteElo  int
 	blackElo  int
-	base, inc int // seconds; -1 unknown
+	base, inc float64 // seconds; -1 unknown
 	class     TimeClass
 	result    string
 	moves     []string
@@ -133,7 +133,7 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 		}
 		if keep {
 			res, _ := board.MoverResult(j.result, white) // the header filter admits decided results only
-			t, err := board.NewTargets(m, white, res, board.ThinkSpent(moverClock, j.clockAfter(i), float64(max(j.inc, 0))))
+			t, err := board.NewTargets(m, white, res, board.ThinkSpent(moverClock, j.clockAfter(i), max(j.inc, 0)))
 			if err != nil {
 				out.skipped[skipNoTargets]++
 			} else {
