@@ -41,12 +41,13 @@ func TestReadMaia(t *testing.T) {
 	}
 }
 
-// TestReadAllMaia reads every Maia net in /work/shared/maia when present.
+// TestReadAllMaia reads the Maia nets copied into testdata/lc0 and, when the
+// shared folder sits beside the checkout, all nine in ../shared/maia.
 func TestReadAllMaia(t *testing.T) {
-	paths, _ := filepath.Glob("/work/shared/maia/maia-*.pb.gz")
-	if len(paths) == 0 {
-		t.Skip("no Maia nets in /work/shared/maia")
-	}
+	shared, _ := filepath.Glob("../../../shared/maia/maia-*.pb.gz")
+	copies, _ := filepath.Glob("../../testdata/lc0/maia-*.pb.gz")
+	require.NotEmpty(t, copies, "testdata/lc0 holds maia-1100 and maia-1900")
+	paths := append(copies, shared...)
 	for _, p := range paths {
 		w, err := ReadFile(p)
 		require.NoError(t, err, p)

@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// shared is the project's shared folder: $HUMCHESS_SHARED, else /work/shared.
+// shared is the project's shared folder: $HUMCHESS_SHARED, else ../shared
+// beside the checkout.
 func shared() string {
 	if d := os.Getenv("HUMCHESS_SHARED"); d != "" {
 		return d
 	}
-	return "/work/shared"
+	return "../../../shared"
 }
 
 var (
