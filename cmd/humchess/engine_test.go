@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/humchess/humchess/uci/client/clienttest"
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
@@ -17,24 +17,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/uci/*.out from the current output")
-
-// lockedBuffer is written by the UCI printer and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // fakeEngine is the real adapter on the nets Fake net (seed 1; NetFile
 // "nowdl.fake" gives a Fake without value and time heads).
@@ -60,7 +42,7 @@ func fakeEngine() *engine {
 
 // newTranscriptServer is a Server on the Fake net with a stopped clock,
 // Seed 1 and HumanTiming off, so that every transcript is deterministic.
-func newTranscriptServer(out *lockedBuffer) (*uci.Server, *engine) {
+func newTranscriptServer(out *clienttest.Buffer) (*uci.Server, *engine) {
 	e := fakeEngine()
 	s := uci.NewServer(e, out)
 	s.Name = "HumChess test"
@@ -77,7 +59,7 @@ func newTranscriptServer(out *lockedBuffer) (*uci.Server, *engine) {
 // runTranscript feeds the lines of in one by one, waiting after each for
 // the search to print what it will print before the next command.
 func runTranscript(in string) string {
-	out := &lockedBuffer{}
+	out := &clienttest.Buffer{}
 	s, e := newTranscriptServer(out)
 	defer e.Close()
 	for _, line := range strings.Split(in, "\n") {
@@ -142,7 +124,7 @@ func boolInt(b bool) int {
 // seed and gets the same game; another seed gives another game.
 func TestSeedReplaysGame(t *testing.T) {
 	play := func(seed string) string {
-		out := &lockedBuffer{}
+		out := &clienttest.Buffer{}
 		s, e := newTranscriptServer(out)
 		defer e.Close()
 		s.Execute("setoption name Seed value " + seed)
@@ -173,7 +155,7 @@ func TestSeedReplaysGame(t *testing.T) {
 // after a think time within the safe share of the clock, and that stop
 // cuts it short.
 func TestHumanTimingWaits(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &clienttest.Buffer{}
 	e := fakeEngine()
 	defer e.Close()
 	s := uci.NewServer(e, out)
@@ -222,7 +204,7 @@ func TestNoDefaultNet(t *testing.T) {
 // BenchmarkGoToBestmove measures one "go" to its bestmove through the
 // protocol, the adapter and the policy pipeline on the Fake net.
 func BenchmarkGoToBestmove(b *testing.B) {
-	out := &lockedBuffer{}
+	out := &clienttest.Buffer{}
 	s, e := newTranscriptServer(out)
 	defer e.Close()
 	s.Execute("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6")
@@ -247,7 +229,7 @@ func FuzzEngineLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		out := &lockedBuffer{}
+		out := &clienttest.Buffer{}
 		s, e := newTranscriptServer(out)
 		defer e.Close()
 		s.Execute(line)

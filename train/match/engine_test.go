@@ -7,9 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/humchess/humchess/uci/client/clienttest"
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/ort"
@@ -17,25 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// lockedBuffer is a bytes.Buffer that several engines' stderr copiers may
-// write to at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // moduleRoot is the directory of the go.mod this test belongs to.
 func moduleRoot(t *testing.T) string {
@@ -79,7 +61,7 @@ func TestRealEngineVsStockfish(t *testing.T) {
 	sf := EngineSpec{Path: stockfish, Name: "Stockfish", Options: []client.Option{{Name: "Threads", Value: "1"}, {Name: "Hash", Value: "16"},
 		{Name: "UCI_LimitStrength", Value: "true"}, {Name: "UCI_Elo", Value: "1350"}}}
 	var pgnOut bytes.Buffer
-	var stderr lockedBuffer
+	var stderr clienttest.Buffer
 	const maxPlies = 80
 	cfg := Config{
 		Engines:      [2]EngineSpec{hc, sf},

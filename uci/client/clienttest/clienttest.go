@@ -4,6 +4,7 @@
 package clienttest
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -45,4 +46,25 @@ func Cleanup() {
 	if path != "" {
 		_ = os.RemoveAll(filepath.Dir(path))
 	}
+}
+
+// Buffer is a bytes.Buffer that several goroutines (a UCI printer, engines'
+// stderr copiers) may write to while a test reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written so far.
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
