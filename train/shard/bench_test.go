@@ -5,12 +5,18 @@ import (
 )
 
 // BenchmarkShuffle reads a zstd shard set of 200,000 records of 170 bytes
-// through the Shuffler (window 65,536); ns/op is per record.
-func BenchmarkShuffle(b *testing.B) {
+// in 4 shards through the Shuffler (window 65,536); ns/op is per record.
+func BenchmarkShuffle(b *testing.B) { benchShuffle(b, 200000, 170, 50000) }
+
+// BenchmarkShuffleManyShards reads 400,000 records of 150 bytes in 40 shards
+// (window 65,536, default streams: two groups of 20 shards); ns/op is per record.
+func BenchmarkShuffleManyShards(b *testing.B) { benchShuffle(b, 400000, 150, 10000) }
+
+func benchShuffle(b *testing.B, records, size int, perShard int64) {
 	dir := b.TempDir()
-	w := NewSplitWriter(dir, SplitTrain, SplitOptions{WriterOptions: WriterOptions{testContract, CompressZstd}, MaxRecords: 50000})
-	rec := make([]byte, 170)
-	for i := range 200000 {
+	w := NewSplitWriter(dir, SplitTrain, SplitOptions{WriterOptions: WriterOptions{testContract, CompressZstd}, MaxRecords: perShard})
+	rec := make([]byte, size)
+	for i := range records {
 		for j := range rec {
 			rec[j] = byte(i>>(j%3*8)) ^ byte(j)
 		}

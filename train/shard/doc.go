@@ -33,9 +33,18 @@
 //
 // # Shuffle
 //
-// Shuffler is a windowed ("block") shuffle: each epoch visits the shards of a
-// split in a seeded random order, cuts the resulting record stream into windows
-// of Buffer records, and emits each window in a seeded random order. Its
-// Position (epoch, shard, record offset, records emitted from the window, RNG
-// seed of the window) is enough to resume exactly where a checkpoint stopped.
+// Shuffler is a windowed ("block") shuffle over interleaved shards: each epoch
+// puts the shards of a split in a seeded random order and cuts it into groups
+// of at most Streams shards (default 32, groups of near-equal count); the
+// shards of a group are read at once, as a uniformly random interleave (each
+// record drawn from a shard with probability proportional to its records
+// left); that record stream is cut into windows of Buffer records, each
+// emitted in a seeded random order. Shards that each hold one kind of data
+// (prep writes its inputs in order, so one file's games fill consecutive
+// shards) thus mix in every batch. Shards are streamed, not loaded whole:
+// memory is the window plus about 8 MiB per open shard. Its Position (epoch,
+// window, the group's open shards with their record offsets, records emitted
+// from the window, RNG seed of the window) is enough to resume exactly where a
+// checkpoint stopped; Positions saved by the earlier single-stream shuffler
+// (no version) are refused with ErrPosition.
 package shard

@@ -273,8 +273,12 @@ func (r *runner) keepBetterBest() {
 }
 
 // load produces batches until ctx ends.
+// A source that is an io.Closer is closed when it ends.
 func (r *runner) load(ctx context.Context, src Source) {
 	defer close(r.batches)
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
 	for {
 		exs := make([]Example, r.cfg.BatchSize)
 		var err error
