@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/train/prep"
 )
 
@@ -60,6 +61,9 @@ func runPrep(args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if cfg.Teacher != "" {
+		cfg.OpenTeacher = teacherOpener(cfg.Teacher)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := prep.Run(ctx, cfg, os.Stderr)
@@ -68,6 +72,18 @@ func runPrep(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s\n", cfg.Out)
 	return sum.WriteText(os.Stderr)
+}
+
+// teacherOpener opens the prep teacher net: a net file by its content, or
+// the embedded default net for "default", with one ONNX Runtime thread (prep
+// opens one per worker).
+func teacherOpener(path string) func() (nets.Net, error) {
+	return func() (nets.Net, error) {
+		if path == "default" {
+			return openDefaultNet(1)
+		}
+		return openNet(path, 1)
+	}
 }
 
 // findFlag returns the value of -name or --name (as "-name v" or "-name=v").

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/humchess/humchess/nets"
 )
 
 // ErrConfig reports an invalid configuration.
@@ -53,6 +55,16 @@ type Config struct {
 	MaxGames     int64   `json:"max_games"`     // stop after reading this many games; 0 = all
 	Plots        bool    `json:"plots"`         // write PNG histograms to the output directory
 	Quiet        bool    `json:"quiet"`         // no progress bar
+
+	// Teacher labelling (distillation): every kept position is evaluated
+	// with the Teacher net and its record carries softmax(logits) over the
+	// legal moves (shard.AppendTeacher).
+	Teacher      string `json:"teacher"`       // net file (HumChess .onnx/.safetensors, Lc0/Maia .pb.gz) or "default" (the embedded net); "" = no teacher
+	TeacherBatch int    `json:"teacher_batch"` // positions per teacher evaluation; 0 = DefaultTeacherBatch
+	// OpenTeacher opens one instance of the Teacher net; Run calls it once
+	// per worker (a nets.Net serves one caller at a time). Required when
+	// Teacher is set; cmd/humchess sets it (nets/load).
+	OpenTeacher func() (nets.Net, error) `json:"-"`
 }
 
 // DefaultConfig returns the default configuration.
@@ -84,6 +96,7 @@ func DefaultConfig() Config {
 		ShardMB:          64,
 		Compression:      "zstd",
 		Plots:            true,
+		TeacherBatch:     DefaultTeacherBatch,
 	}
 }
 
@@ -123,6 +136,10 @@ func (c *Config) Validate() error {
 		return bad("compression %q (zstd or none)", c.Compression)
 	case c.MaxGames < 0:
 		return bad("max games %d < 0", c.MaxGames)
+	case c.TeacherBatch < 0:
+		return bad("teacher batch %d < 0", c.TeacherBatch)
+	case c.Teacher != "" && c.OpenTeacher == nil:
+		return bad("teacher %q but no OpenTeacher to open it", c.Teacher)
 	}
 	if len(c.TimeClasses) == 0 {
 		return bad("no time classes")
@@ -211,4 +228,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxGames, "max-games", c.MaxGames, "stop after this many games (0 = all)")
 	fs.BoolVar(&c.Plots, "plots", c.Plots, "write PNG histograms")
 	fs.BoolVar(&c.Quiet, "quiet", c.Quiet, "no progress bar")
+	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution, for distillation: a net file or \"default\" (the embedded net)")
+	fs.IntVar(&c.TeacherBatch, "teacher-batch", c.TeacherBatch, "positions per teacher evaluation")
 }

@@ -17,6 +17,18 @@
 // split. The shards are therefore byte-identical whatever the number of workers.
 // The manifest is written last; a failed or cancelled run writes none.
 //
+// # Teacher labels
+//
+// With Config.Teacher (humchess prep -teacher NET), each worker has its own
+// copy of the teacher net (Config.OpenTeacher; a nets.Net serves one caller
+// at a time). While it replays a batch of games it queues a clone of the
+// board.Game (with its history, which Lc0/Maia nets need) and the Context of
+// every kept position; after the batch it evaluates them in chunks of
+// Config.TeacherBatch, in input order, and appends softmax(logits) over the
+// legal moves to each record (shard.AppendTeacher). The chunks do not depend
+// on the number of workers, so the output stays byte-identical. The manifest
+// names the net (shard.Manifest.Teacher).
+//
 // # Decisions
 //
 // Every random decision is a hash of the game id (GameID: the game's link, or

@@ -65,6 +65,7 @@ type worker struct {
 	start *board.Game // the initial position, cloned for each game
 	// per-batch clock histograms
 	clockBefore, clockAfter Hist
+	teach                   *teacher // nil without a teacher net
 }
 
 func newWorker(cfg *Config) *worker {
@@ -112,6 +113,7 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 	for i, san := range j.moves {
 		m, err := g.ParseSAN(san)
 		if err != nil {
+			w.dropGame(out)
 			*out = gameOut{data: out.data[:0], ends: out.ends[:0], badMove: true}
 			return
 		}
@@ -147,14 +149,28 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 				board.EncodeTo(&w.enc, g, ctx)
 				out.data = shard.AppendSample(out.data, &w.enc, &t)
 				out.ends = append(out.ends, int32(len(out.data)))
+				if w.teach != nil {
+					w.teach.add(g, ctx)
+				}
 				if moverClock >= 0 {
 					w.clockAfter.Add(moverClock)
 				}
 			}
 		}
 		if err := g.PlayMove(m); err != nil {
+			w.dropGame(out)
 			*out = gameOut{data: out.data[:0], ends: out.ends[:0], badMove: true}
 			return
 		}
+	}
+}
+
+// dropGame unqueues the teacher positions of a game whose records are
+// dropped (an illegal move after some kept positions).
+func (w *worker) dropGame(out *gameOut) {
+	if w.teach != nil && len(out.ends) > 0 {
+		q := w.teach.queue
+		clear(q[len(q)-len(out.ends):])
+		w.teach.queue = q[:len(q)-len(out.ends)]
 	}
 }

@@ -50,7 +50,15 @@ func progressLine(cnt *counters, start time.Time) string {
 	g, p, k := cnt.gamesSeen.Load(), cnt.posSeen.Load(), cnt.posKept.Load()
 	return fmt.Sprintf("prep %5.0fs | games %s (%s/s) decoded %s skipped %s | positions %s (%s/s) kept %s",
 		sec, human(g), human(int64(float64(g)/sec)), human(cnt.gamesDecoded.Load()), human(cnt.gamesSkipped.Load()),
-		human(p), human(int64(float64(p)/sec)), human(k))
+		human(p), human(int64(float64(p)/sec)), human(k)) + teacherProgress(cnt, sec)
+}
+
+func teacherProgress(cnt *counters, sec float64) string {
+	if !cnt.teacher {
+		return ""
+	}
+	n := cnt.labelled.Load()
+	return fmt.Sprintf(" | teacher labelled %s (%s/s)", human(n), human(int64(float64(n)/sec)))
 }
 
 // human formats n with a k/M/G suffix.

@@ -36,6 +36,10 @@ type Summary struct {
 	Shards        int                    `json:"shards"`         // shard files written
 	Seconds       float64                `json:"seconds"`        // wall time
 	Workers       int                    `json:"workers"`        // decoding goroutines used
+	// Teacher labelling (Config.Teacher); zero without a teacher.
+	Teacher          string  `json:"teacher,omitempty"`           // the teacher net's name (nets.Info.Name)
+	TeacherPositions int64   `json:"teacher_positions,omitempty"` // positions labelled (every kept position)
+	TeacherSeconds   float64 `json:"teacher_seconds,omitempty"`   // time spent in the net's Evaluate, summed over workers
 }
 
 // GamesPerSecond returns the input games read per second of wall time.
@@ -64,6 +68,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "%d shards, %.1f s, %.0f games/s, %.0f positions/s (%d workers)\n",
 		s.Shards, s.Seconds, s.GamesPerSecond(), s.PositionsPerSecond(), s.Workers)
+	if s.Teacher != "" {
+		fmt.Fprintf(&b, "teacher %s: %d positions labelled, %.0f labelled/s, %.3f ms per position in the net (per worker)\n",
+			s.Teacher, s.TeacherPositions, float64(s.TeacherPositions)/max(s.Seconds, 1e-9),
+			1000*s.TeacherSeconds/max(float64(s.TeacherPositions), 1))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -96,6 +105,8 @@ const batchGames = 32 // games per batch
 // counters are read by the progress bar while the run goes on.
 type counters struct {
 	gamesSeen, gamesDecoded, posSeen, posKept, gamesSkipped atomic.Int64
+	labelled                                                atomic.Int64 // positions labelled by the teacher
+	teacher                                                 bool         // a teacher labels positions (set before the run)
 }
 
 // Run reads the configured PGN inputs and writes a shard set to cfg.Out. The
@@ -103,6 +114,8 @@ type counters struct {
 // are numbered in input order and written in that order. Progress goes to log
 // when it is a terminal and cfg.Quiet is false. On error or cancellation no
 // manifest is written, so the partial output never opens as a shard set.
+// With cfg.Teacher every record also carries the teacher net's move
+// distribution (see the package doc).
 func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -111,6 +124,11 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	if cfg.Workers == 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
+	teachers, err := openTeachers(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTeachers(teachers)
 	if err := prepareOut(&cfg); err != nil {
 		return nil, err
 	}
@@ -118,6 +136,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	defer cancel(nil)
 
 	var cnt counters
+	cnt.teacher = teachers != nil
 	dist := newDistributions()
 	skipped := map[string]int64{}
 	f := newFilter(&cfg)
@@ -140,11 +159,14 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	}()
 	// workers
 	var wwg sync.WaitGroup
-	for range cfg.Workers {
+	for k := range cfg.Workers {
 		wwg.Add(1)
 		go func() {
 			defer wwg.Done()
 			w := newWorker(&cfg)
+			if teachers != nil {
+				w.teach = teachers[k]
+			}
 			for b := range jobs {
 				w.clockBefore, w.clockAfter = newClockHist(""), newClockHist("")
 				b.outs = make([]gameOut, len(b.jobs))
@@ -154,6 +176,14 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 					cnt.posKept.Add(int64(len(b.outs[i].ends)))
 				}
 				b.clock = [2]Hist{w.clockBefore, w.clockAfter}
+				if w.teach != nil {
+					n, err := w.teach.label(ctx, b)
+					if err != nil {
+						cancel(err)
+						return
+					}
+					cnt.labelled.Add(n)
+				}
 				select {
 				case done <- b:
 				case <-ctx.Done():
@@ -192,6 +222,19 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	}
 	sum.Shards = len(infos)
 	sum.Seconds = time.Since(start).Seconds()
+	var teacherInfo *shard.Teacher
+	if teachers != nil {
+		info := teachers[0].net.Info()
+		sum.Teacher = info.Name
+		sum.TeacherPositions = cnt.labelled.Load()
+		for _, t := range teachers {
+			sum.TeacherSeconds += t.evaluated.Seconds()
+		}
+		if sum.TeacherPositions != sum.PositionsKept {
+			return nil, fmt.Errorf("prep: teacher labelled %d positions, %d kept", sum.TeacherPositions, sum.PositionsKept)
+		}
+		teacherInfo = &shard.Teacher{File: cfg.Teacher, Name: info.Name, Kind: info.Kind, Hash: info.Hash, Positions: sum.TeacherPositions}
+	}
 
 	if cfg.Plots {
 		if err := writePlots(cfg.Out, dist); err != nil {
@@ -214,12 +257,40 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 		Counts:          sum.Counts,
 		Skipped:         sum.Skipped,
 		Stats:           stats,
+		Teacher:         teacherInfo,
 		Shards:          infos,
 	}
 	if err := shard.WriteManifest(cfg.Out, m); err != nil {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// openTeachers opens one teacher per worker (nil without Config.Teacher).
+func openTeachers(cfg *Config) ([]*teacher, error) {
+	if cfg.Teacher == "" {
+		return nil, nil
+	}
+	batch := cfg.TeacherBatch
+	if batch == 0 {
+		batch = DefaultTeacherBatch
+	}
+	ts := make([]*teacher, 0, cfg.Workers)
+	for range cfg.Workers {
+		n, err := cfg.OpenTeacher()
+		if err != nil {
+			closeTeachers(ts)
+			return nil, fmt.Errorf("prep: teacher %s: %w", cfg.Teacher, err)
+		}
+		ts = append(ts, &teacher{net: n, batch: batch})
+	}
+	return ts, nil
+}
+
+func closeTeachers(ts []*teacher) {
+	for _, t := range ts {
+		_ = t.net.Close() // nothing to do about a failed close of a read-only net
+	}
 }
 
 // prepareOut creates the output directory, refusing (without Force) one that

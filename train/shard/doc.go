@@ -23,6 +23,24 @@
 // CRC does not match is rejected (ErrTruncated, ErrChecksum): a partly written
 // shard never reads as complete.
 //
+// # Records
+//
+// A training record (AppendSample) is a board.Encoded's binary form, then
+// its board.Targets (9 bytes), then optionally a teacher section
+// (AppendTeacher, for distillation):
+//
+//	tag     1 byte, TeacherTag ('T')
+//	probs   n x uint16 little-endian, n = the position's number of legal
+//	        moves, in the order of Encoded.Legal: round(p*65535) of the
+//	        teacher's probability p of that move
+//
+// The decoder (DecodeSampleTeacher) divides by the sum of the stored values,
+// so the distribution sums to 1 again. A record ending after its targets has
+// no teacher, so sets written before teacher sections existed read unchanged;
+// a set whose records carry one names the labelling net in Manifest.Teacher.
+// Any other trailing bytes, a section whose length is not 1+2n, or one whose
+// values are all zero fail with ErrCorrupt.
+//
 // # Atomic writes
 //
 // A Writer writes NAME.tmp, and Close writes the footer, fsyncs, renames to NAME

@@ -48,7 +48,19 @@ type Manifest struct {
 	Counts          map[string]Count `json:"counts"`            // per split
 	Skipped         map[string]int64 `json:"skipped,omitempty"` // per reason (games or positions; the reason says which)
 	Stats           json.RawMessage  `json:"stats,omitempty"`   // extra statistics of the writer (free form)
+	Teacher         *Teacher         `json:"teacher,omitempty"` // the net whose move distributions the records carry; nil = none
 	Shards          []Info           `json:"shards"`
+}
+
+// Teacher names the net that labelled a shard set's records with teacher
+// distributions (AppendTeacher). A set without one has none (older sets
+// included); with one, every record carries a teacher section.
+type Teacher struct {
+	File      string `json:"file"`                // the net file as given ("default" for the embedded net)
+	Name      string `json:"name"`                // the net's own name (nets.Info.Name), e.g. "maia-1500"
+	Kind      string `json:"kind,omitempty"`      // nets.Info.Kind, e.g. "lc0"
+	Hash      string `json:"hash,omitempty"`      // hex sha256 of the net's weights (nets.Info.Hash)
+	Positions int64  `json:"positions,omitempty"` // records labelled
 }
 
 // Records returns the total number of records of a split.

@@ -1,7 +1,10 @@
 package shard
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/humchess/humchess/board"
 )
@@ -14,25 +17,116 @@ func Open(dir string) (*Set, error) { return OpenContract(dir, board.ContractVer
 // AppendSample appends the record of one training position to dst: the
 // position's binary form (board.Encoded.AppendBinary, which is
 // self-delimiting) followed by its targets (board.Targets.AppendBinary).
+// AppendTeacher may add a teacher distribution after it.
 func AppendSample(dst []byte, e *board.Encoded, t *board.Targets) []byte {
 	dst = e.AppendBinary(dst)
 	return t.AppendBinary(dst)
 }
 
-// DecodeSample decodes a record written by AppendSample into e and t (reusing
-// e.Legal's storage). It fails with an error wrapping ErrCorrupt when the
-// record does not decode or has trailing bytes.
+// TeacherTag is the first byte of a record's optional teacher section (see
+// AppendTeacher). A record that ends after its targets has no teacher.
+const TeacherTag = 0x54 // 'T'
+
+// TeacherScale is the quantisation step of a teacher probability: a
+// probability p is stored as the uint16 round(p*TeacherScale).
+const TeacherScale = 65535
+
+// ErrTeacher reports a teacher distribution that cannot be stored: a length
+// that differs from the number of legal moves, or a negative, NaN or
+// infinite probability, or one that sums to zero.
+var ErrTeacher = errors.New("shard: bad teacher distribution")
+
+// AppendTeacher appends the teacher section of a record whose position has
+// len(p) legal moves to dst (which must end with that record's AppendSample
+// output): the tag byte TeacherTag, then one uint16 little-endian per legal
+// move, in the order of board.Encoded.Legal, holding round(p_k/sum(p)*65535).
+// The distribution is renormalised before quantising; probabilities below
+// 1/131070 store as 0. It fails with ErrTeacher for an empty p, a negative or
+// non-finite entry or a zero sum.
+func AppendTeacher(dst []byte, p []float32) ([]byte, error) {
+	if len(p) == 0 || len(p) > board.NumMoves {
+		return dst, fmt.Errorf("%w: %d probabilities", ErrTeacher, len(p))
+	}
+	var sum float64
+	for k, x := range p {
+		if !(x >= 0) || math.IsInf(float64(x), 0) {
+			return dst, fmt.Errorf("%w: probability %d is %v", ErrTeacher, k, x)
+		}
+		sum += float64(x)
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		return dst, fmt.Errorf("%w: probabilities sum to %v", ErrTeacher, sum)
+	}
+	dst = append(dst, TeacherTag)
+	for _, x := range p {
+		q := math.Round(float64(x) / sum * TeacherScale)
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(min(q, TeacherScale)))
+	}
+	return dst, nil
+}
+
+// DecodeSample decodes a record written by AppendSample (and, optionally,
+// AppendTeacher) into e and t (reusing e.Legal's storage); a teacher section
+// is checked but discarded (see DecodeSampleTeacher). It fails with an error
+// wrapping ErrCorrupt when the record does not decode or has trailing bytes.
 func DecodeSample(rec []byte, e *board.Encoded, t *board.Targets) error {
+	_, err := decodeSample(rec, e, t, nil, false)
+	return err
+}
+
+// DecodeSampleTeacher is DecodeSample that also returns the record's teacher
+// distribution: one probability per legal move, in the order of e.Legal,
+// renormalised to sum to 1, written into teacher's storage (teacher[:0]) when
+// it is large enough. It returns nil when the record has no teacher section.
+// A bad section (unknown tag, a length other than 1+2*len(e.Legal), all
+// zeros) fails with an error wrapping ErrCorrupt.
+func DecodeSampleTeacher(rec []byte, e *board.Encoded, t *board.Targets, teacher []float32) ([]float32, error) {
+	return decodeSample(rec, e, t, teacher, true)
+}
+
+func decodeSample(rec []byte, e *board.Encoded, t *board.Targets, teacher []float32, keep bool) ([]float32, error) {
 	n, err := e.DecodeBinary(rec)
 	if err != nil {
-		return fmt.Errorf("%w: position: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: position: %v", ErrCorrupt, err)
 	}
 	m, err := t.DecodeBinary(rec[n:])
 	if err != nil {
-		return fmt.Errorf("%w: targets: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: targets: %v", ErrCorrupt, err)
 	}
-	if n+m != len(rec) {
-		return fmt.Errorf("%w: %d trailing bytes after a sample", ErrCorrupt, len(rec)-n-m)
+	rest := rec[n+m:]
+	if len(rest) == 0 {
+		return nil, nil
 	}
-	return nil
+	return decodeTeacher(rest, len(e.Legal), teacher, keep)
+}
+
+// decodeTeacher checks the teacher section b of a record with nLegal legal
+// moves and, when keep is set, returns its distribution in dst's storage.
+func decodeTeacher(b []byte, nLegal int, dst []float32, keep bool) ([]float32, error) {
+	if b[0] != TeacherTag {
+		return nil, fmt.Errorf("%w: %d trailing bytes after a sample (not a teacher section: tag %#x)", ErrCorrupt, len(b), b[0])
+	}
+	if len(b) != 1+2*nLegal || nLegal == 0 {
+		return nil, fmt.Errorf("%w: teacher section of %d bytes for %d legal moves, want %d", ErrCorrupt, len(b), nLegal, 1+2*nLegal)
+	}
+	q := b[1:]
+	var sum uint64
+	for k := 0; k < len(q); k += 2 {
+		sum += uint64(binary.LittleEndian.Uint16(q[k:]))
+	}
+	if sum == 0 {
+		return nil, fmt.Errorf("%w: teacher probabilities are all zero", ErrCorrupt)
+	}
+	if !keep {
+		return nil, nil
+	}
+	if cap(dst) < nLegal {
+		dst = make([]float32, nLegal)
+	}
+	dst = dst[:nLegal]
+	inv := 1 / float64(sum)
+	for k := range dst {
+		dst[k] = float32(float64(binary.LittleEndian.Uint16(q[2*k:])) * inv)
+	}
+	return dst, nil
 }

@@ -35,7 +35,8 @@ type Source interface {
 }
 
 // ShardSource reads examples from a split of a shard set through the
-// shuffle reader of train/shard. It has no teacher distributions.
+// shuffle reader of train/shard. Records labelled by a teacher (humchess
+// prep -teacher) give Example.Teacher; others leave it nil.
 type ShardSource struct {
 	sh *shard.Shuffler
 }
@@ -59,15 +60,26 @@ func (s *ShardSource) Next(ex *Example) error {
 	if err != nil {
 		return err
 	}
-	ex.Teacher = nil
-	if err := shard.DecodeSample(rec, &ex.Enc, &ex.Tgt); err != nil {
+	return decodeExample(rec, ex)
+}
+
+// decodeExample decodes a record into ex, reusing ex.Enc.Legal's and
+// ex.Teacher's storage; ex.Teacher is nil when the record has no teacher.
+func decodeExample(rec []byte, ex *Example) error {
+	t, err := shard.DecodeSampleTeacher(rec, &ex.Enc, &ex.Tgt, ex.Teacher)
+	if err != nil {
+		ex.Teacher = nil
 		return fmt.Errorf("%w: %w", ErrData, err)
 	}
+	ex.Teacher = t // nil without a teacher section
 	return nil
 }
 
 // Position implements Source.
 func (s *ShardSource) Position() shard.Position { return s.sh.Position() }
+
+// Close releases the shard files and decoders the source holds open.
+func (s *ShardSource) Close() error { return s.sh.Close() }
 
 // ReadExamples returns the first n examples of a split in file order (n <= 0:
 // all of them), for validation.
@@ -83,8 +95,8 @@ func ReadExamples(set *shard.Set, split string, n int) ([]Example, error) {
 			return nil, err
 		}
 		var ex Example
-		if err := shard.DecodeSample(rec, &ex.Enc, &ex.Tgt); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrData, err)
+		if err := decodeExample(rec, &ex); err != nil {
+			return nil, err
 		}
 		out = append(out, ex)
 	}
