@@ -38,6 +38,11 @@ type Arch struct {
 	ContractVersion int     `json:"contract_version"` // board.ContractVersion the net was trained with
 	ContractDerived uint32  `json:"contract_derived"` // board.Contract.Derived bits the net was trained with
 	NormEps         float64 `json:"norm_eps"`         // RMSNorm epsilon (1e-6)
+	// LegalHead adds the auxiliary legal-moves head (weights "legal.*", ONNX
+	// output "legal"): one logit per vocabulary move, whether it is legal in
+	// the position. Off by default; left out of the JSON when off, so nets
+	// without it keep their bytes.
+	LegalHead bool `json:"legal_head,omitempty"`
 }
 
 // DefaultNormEps is the RMSNorm epsilon of the presets.
@@ -166,7 +171,8 @@ func (t Tensor) Size() int {
 }
 
 // Tensors lists every weight tensor of the architecture in a fixed order
-// (embedding, layers, smolgen generator, final norm, heads), with its shape.
+// (embedding, layers, smolgen generator, final norm, heads, then the legal
+// head when on), with its shape.
 // The names are the safetensors keys of docs/ARCHITECTURE.md.
 func (a Arch) Tensors() []Tensor {
 	d, f, p, hd := a.Dim, a.FFNDim, a.PolicyDim, a.HeadDim()
@@ -229,6 +235,16 @@ func (a Arch) Tensors() []Tensor {
 		Tensor{"to.weight", []int{1, d}},
 		Tensor{"to.bias", []int{1}},
 	)
+	if a.LegalHead {
+		ts = append(ts,
+			Tensor{"legal.q.weight", []int{p, d}},
+			Tensor{"legal.q.bias", []int{p}},
+			Tensor{"legal.k.weight", []int{p, d}},
+			Tensor{"legal.k.bias", []int{p}},
+			Tensor{"legal.promo.weight", []int{NumPromo, d}},
+			Tensor{"legal.promo.bias", []int{NumPromo}},
+		)
+	}
 	return ts
 }
 
@@ -250,6 +266,9 @@ func (a Arch) ParamCount() int64 {
 	n += d*d + d + NumWDL*d + NumWDL       // value
 	n += d*d + d + NumTimeBins*d + NumTimeBins
 	n += 2 * (d + 1) // from, to
+	if a.LegalHead {
+		n += 2*(p*d+p) + NumPromo*d + NumPromo // legal: same shapes as policy
+	}
 	return n
 }
 

@@ -45,7 +45,7 @@ type Batch struct {
 	Global  []float32 // [N,GlobalDim]
 }
 
-// Result holds the five outputs of the net for a batch, row-major.
+// Result holds the outputs of the net for a batch, row-major.
 type Result struct {
 	N    int
 	Move []float32 // [N,1858] logits
@@ -53,6 +53,9 @@ type Result struct {
 	Time []float32 // [N,8] logits over board.ThinkBinEdges bins
 	From []float32 // [N,64] logits
 	To   []float32 // [N,64] logits
+	// Legal is [N,1858]: per vocabulary move, the logit that it is legal.
+	// Nil when the net has no legal-moves head (Arch.LegalHead).
+	Legal []float32
 }
 
 // Model is the pure-Go reference forward pass of a HumChess transformer: slow,
@@ -111,6 +114,9 @@ func (m *Model) Forward(b Batch) (Result, error) {
 		From: make([]float32, b.N*NumSquares),
 		To:   make([]float32, b.N*NumSquares),
 	}
+	if a.LegalHead {
+		r.Legal = make([]float32, b.N*board.NumMoves)
+	}
 	workers := min(runtime.GOMAXPROCS(0), b.N)
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -158,18 +164,9 @@ func (m *Model) one(b Batch, i int, r Result) {
 	x = rmsRows(x, NumSquares, d, w["norm"], eps)
 
 	// 4. Heads.
-	p := a.PolicyDim
-	q := linear(x, NumSquares, d, w["policy.q.weight"], w["policy.q.bias"], p)
-	k := linear(x, NumSquares, d, w["policy.k.weight"], w["policy.k.bias"], p)
-	u := linear(x, NumSquares, d, w["policy.promo.weight"], w["policy.promo.bias"], NumPromo)
-	scale := 1 / math.Sqrt(float64(p))
-	mv := r.Move[i*board.NumMoves : (i+1)*board.NumMoves]
-	for j, e := range vocabTable() {
-		v := float32(dot(q[e.from*p:(e.from+1)*p], k[e.to*p:(e.to+1)*p]) * scale)
-		if e.promo >= 0 {
-			v += u[e.to*NumPromo+e.promo]
-		}
-		mv[j] = v
+	m.vocabHead(x, "policy", r.Move[i*board.NumMoves:(i+1)*board.NumMoves])
+	if a.LegalHead {
+		m.vocabHead(x, "legal", r.Legal[i*board.NumMoves:(i+1)*board.NumMoves])
 	}
 	z := make([]float32, d)
 	for s := 0; s < NumSquares; s++ {
@@ -186,6 +183,25 @@ func (m *Model) one(b Batch, i int, r Result) {
 	copy(r.Time[i*NumTimeBins:], linear(ht, 1, d, w["time.fc2.weight"], w["time.fc2.bias"], NumTimeBins))
 	copy(r.From[i*NumSquares:], linear(x, NumSquares, d, w["from.weight"], w["from.bias"], 1))
 	copy(r.To[i*NumSquares:], linear(x, NumSquares, d, w["to.weight"], w["to.bias"], 1))
+}
+
+// vocabHead computes a from-to head over the final normed squares x [64,d]
+// into out [1858]: the move head (prefix "policy") or the legal-moves head
+// (prefix "legal"), with weights PREFIX.q, PREFIX.k and PREFIX.promo. Entry
+// (from,to) gets Q[from].K[to]/sqrt(p); an underpromotion adds U[to,piece].
+func (m *Model) vocabHead(x []float32, prefix string, out []float32) {
+	w, d, p := m.w, m.arch.Dim, m.arch.PolicyDim
+	q := linear(x, NumSquares, d, w[prefix+".q.weight"], w[prefix+".q.bias"], p)
+	k := linear(x, NumSquares, d, w[prefix+".k.weight"], w[prefix+".k.bias"], p)
+	u := linear(x, NumSquares, d, w[prefix+".promo.weight"], w[prefix+".promo.bias"], NumPromo)
+	scale := 1 / math.Sqrt(float64(p))
+	for j, e := range vocabTable() {
+		v := float32(dot(q[e.from*p:(e.from+1)*p], k[e.to*p:(e.to+1)*p]) * scale)
+		if e.promo >= 0 {
+			v += u[e.to*NumPromo+e.promo]
+		}
+		out[j] = v
+	}
 }
 
 // layer applies encoder layer l to x [64,d] in place.

@@ -60,8 +60,15 @@ func runONNX(t testing.TB, model []byte, a Arch, b Batch, threads int) Result {
 		require.Equal(t, []int64{int64(b.N), int64(width)}, o.Shape, "output %q shape", name)
 		return o.Float32
 	}
-	return Result{N: b.N, Move: get(OutputMove, board.NumMoves), WDL: get(OutputWDL, NumWDL),
+	r := Result{N: b.N, Move: get(OutputMove, board.NumMoves), WDL: get(OutputWDL, NumWDL),
 		Time: get(OutputTime, NumTimeBins), From: get(OutputFrom, NumSquares), To: get(OutputTo, NumSquares)}
+	if a.LegalHead {
+		r.Legal = get(OutputLegal, board.NumMoves)
+	} else {
+		_, ok := ort.Find(outs, OutputLegal)
+		require.False(t, ok, "a net without the legal head has a %q output", OutputLegal)
+	}
+	return r
 }
 
 // maxDiff returns the largest absolute difference and its index.
@@ -81,7 +88,7 @@ func requireClose(t testing.TB, want, got Result, tol float64, what string) {
 	for _, o := range []struct {
 		name      string
 		want, got []float32
-	}{{"move", want.Move, got.Move}, {"wdl", want.WDL, got.WDL}, {"time", want.Time, got.Time}, {"from", want.From, got.From}, {"to", want.To, got.To}} {
+	}{{"move", want.Move, got.Move}, {"wdl", want.WDL, got.WDL}, {"time", want.Time, got.Time}, {"from", want.From, got.From}, {"to", want.To, got.To}, {"legal", want.Legal, got.Legal}} {
 		require.Len(t, o.got, len(o.want), "%s: output %s length", what, o.name)
 		if d, at := maxDiff(o.want, o.got); !(d < tol) {
 			require.Failf(t, "outputs differ", "%s: output %s index %d: Go %v, ONNX %v (|diff| %g >= %g)", what, o.name, at, o.want[at], o.got[at], d, tol)
@@ -96,15 +103,17 @@ func TestONNXMatchesForwardRandomInputs(t *testing.T) {
 		name    string
 		smolgen bool
 		batch   int
+		legal   bool
 	}{
-		{"smolgen/batch1", true, 1},
-		{"smolgen/batch5", true, 5},
-		{"plain/batch1", false, 1},
-		{"plain/batch5", false, 5},
+		{"smolgen/batch1", true, 1, false},
+		{"smolgen/batch5", true, 5, false},
+		{"plain/batch1", false, 1, false},
+		{"plain/batch5", false, 5, false},
+		{"legal/batch5", true, 5, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := Tiny(board.DefaultContract())
-			a.Smolgen = tc.smolgen
+			a.Smolgen, a.LegalHead = tc.smolgen, tc.legal
 			w, err := RandomWeights(a, 1)
 			require.NoError(t, err)
 			m, err := NewModel(a, w)
@@ -125,7 +134,7 @@ func TestONNXMatchesForwardRandomInputs(t *testing.T) {
 func TestEveryWeightMatters(t *testing.T) {
 	ortLib(t)
 	a := Tiny(board.DefaultContract())
-	a.Layers = 1
+	a.Layers, a.LegalHead = 1, true
 	w, err := RandomWeights(a, 2)
 	require.NoError(t, err)
 	b := randomBatch(a, 2, 4)
@@ -148,7 +157,7 @@ func TestEveryWeightMatters(t *testing.T) {
 		want, err := m2.Forward(b)
 		require.NoError(t, err)
 		changed := false
-		for _, p := range [][2][]float32{{base.Move, want.Move}, {base.WDL, want.WDL}, {base.Time, want.Time}, {base.From, want.From}, {base.To, want.To}} {
+		for _, p := range [][2][]float32{{base.Move, want.Move}, {base.WDL, want.WDL}, {base.Time, want.Time}, {base.From, want.From}, {base.To, want.To}, {base.Legal, want.Legal}} {
 			if d, _ := maxDiff(p[0], p[1]); d > 1e-3 {
 				changed = true
 			}

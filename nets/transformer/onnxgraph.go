@@ -34,6 +34,7 @@ const (
 	OutputTime   = "time"    // float32 [B,8]
 	OutputFrom   = "from"    // float32 [B,64]
 	OutputTo     = "to"      // float32 [B,64]
+	OutputLegal  = "legal"   // float32 [B,1858]; only when Arch.LegalHead
 )
 
 // VocabMeta is the value of MetaVocab.
@@ -69,7 +70,7 @@ func Metadata(a Arch, w Weights) (map[string]string, error) {
 // BuildONNX returns the ONNX model (opset 18) of the transformer: inputs
 // pieces int64 [B,64], squares float32 [B,64,S], global float32 [B,G];
 // outputs move [B,1858], wdl [B,3], time [B,8], from [B,64], to [B,64]
-// (logits), dynamic batch, the weights as initializers and the metadata of
+// and, when a.LegalHead, legal [B,1858] (logits), dynamic batch, the weights as initializers and the metadata of
 // Metadata. It computes exactly what Model.Forward computes.
 func BuildONNX(a Arch, w Weights) ([]byte, error) {
 	meta, err := Metadata(a, w) // also checks a and w
@@ -127,6 +128,8 @@ type graphBuilder struct {
 	a   Arch
 	w   Weights
 	eps float32
+
+	vocabFromTo, vocabPromo, vocabPromoMask string // vocabulary gather tables, made once
 }
 
 // rms is RMSNorm over the last axis times gain: x / sqrt(mean(x^2) + eps) *
@@ -225,29 +228,7 @@ func (b *graphBuilder) build() {
 	x = b.rms(x, b.init("norm"))
 
 	// 4. Heads.
-	p := a.PolicyDim
-	pq := b.linear(x, "policy.q.weight", p, d, "policy.q.bias")
-	pk := b.linear(x, "policy.k.weight", p, d, "policy.k.bias")
-	mm := g.Mul(g.MatMul(pq, g.Transpose(pk, 0, 2, 1)), g.Scalar(float32(1/math.Sqrt(float64(p)))))
-	mm = g.Reshape(mm, 0, NumSquares*NumSquares) // [B,4096], index from*64+to
-	u := b.linear(x, "policy.promo.weight", NumPromo, d, "policy.promo.bias")
-	u = g.Reshape(u, 0, NumSquares*NumPromo) // [B,192], index to*3+piece
-	vt := vocabTable()
-	ft := make([]int64, len(vt))
-	ui := make([]int64, len(vt))
-	mask := make([]float32, len(vt))
-	for i, e := range vt {
-		ft[i] = int64(e.from*NumSquares + e.to)
-		if e.promo >= 0 {
-			ui[i] = int64(e.to*NumPromo + e.promo)
-			mask[i] = 1
-		}
-	}
-	n := int64(len(vt))
-	move := g.Gather(mm, g.InitializerInt64("vocab.from_to", []int64{n}, ft), 1)
-	promo := g.Gather(u, g.InitializerInt64("vocab.promo", []int64{n}, ui), 1)
-	move = g.Add(move, g.Mul(promo, g.Initializer("vocab.promo_mask", []int64{n}, mask)))
-	g.Output(OutputMove, move, onnx.Float, onnx.Batch, n)
+	g.Output(OutputMove, b.vocabHead(x, "policy"), onnx.Float, onnx.Batch, board.NumMoves)
 
 	z := g.ReduceMean(x, false, 1) // [B,d]
 	wdl := g.SiLU(b.linear(z, "value.fc1.weight", d, d, "value.fc1.bias"))
@@ -260,6 +241,42 @@ func (b *graphBuilder) build() {
 	g.Output(OutputFrom, from, onnx.Float, onnx.Batch, NumSquares)
 	to := g.Reshape(b.linear(x, "to.weight", 1, d, "to.bias"), 0, NumSquares)
 	g.Output(OutputTo, to, onnx.Float, onnx.Batch, NumSquares)
+	if a.LegalHead {
+		g.Output(OutputLegal, b.vocabHead(x, "legal"), onnx.Float, onnx.Batch, board.NumMoves)
+	}
+}
+
+// vocabHead returns the [B,1858] logits of a from-to head over the final
+// normed squares x [B,64,d]: the move head (prefix "policy") or the
+// legal-moves head (prefix "legal"); see Model.vocabHead.
+func (b *graphBuilder) vocabHead(x, prefix string) string {
+	g, d, p := b.g, b.a.Dim, b.a.PolicyDim
+	pq := b.linear(x, prefix+".q.weight", p, d, prefix+".q.bias")
+	pk := b.linear(x, prefix+".k.weight", p, d, prefix+".k.bias")
+	mm := g.Mul(g.MatMul(pq, g.Transpose(pk, 0, 2, 1)), g.Scalar(float32(1/math.Sqrt(float64(p)))))
+	mm = g.Reshape(mm, 0, NumSquares*NumSquares) // [B,4096], index from*64+to
+	u := b.linear(x, prefix+".promo.weight", NumPromo, d, prefix+".promo.bias")
+	u = g.Reshape(u, 0, NumSquares*NumPromo) // [B,192], index to*3+piece
+	if b.vocabFromTo == "" {
+		vt := vocabTable()
+		ft := make([]int64, len(vt))
+		ui := make([]int64, len(vt))
+		mask := make([]float32, len(vt))
+		for i, e := range vt {
+			ft[i] = int64(e.from*NumSquares + e.to)
+			if e.promo >= 0 {
+				ui[i] = int64(e.to*NumPromo + e.promo)
+				mask[i] = 1
+			}
+		}
+		n := int64(len(vt))
+		b.vocabFromTo = g.InitializerInt64("vocab.from_to", []int64{n}, ft)
+		b.vocabPromo = g.InitializerInt64("vocab.promo", []int64{n}, ui)
+		b.vocabPromoMask = g.Initializer("vocab.promo_mask", []int64{n}, mask)
+	}
+	out := g.Gather(mm, b.vocabFromTo, 1)
+	promo := g.Gather(u, b.vocabPromo, 1)
+	return g.Add(out, g.Mul(promo, b.vocabPromoMask))
 }
 
 // smolgen returns the attention bias [B,H,64,64] of one layer from its normed

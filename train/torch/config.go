@@ -51,6 +51,9 @@ type Config struct {
 	WTime float64 `json:"w_time"` // loss weight of the think-time head
 	WFrom float64 `json:"w_from"` // loss weight of the from-square head
 	WTo   float64 `json:"w_to"`   // loss weight of the to-square head
+	// WLegal is the loss weight of the legal-moves head (binary cross-entropy
+	// per vocabulary move); it counts only when arch.legal_head is on.
+	WLegal float64 `json:"w_legal"`
 
 	// DistillMix is the weight of a record's teacher distribution in the move
 	// target when it has one: target = (1-mix)*onehot(played) + mix*teacher.
@@ -163,8 +166,8 @@ func (c *Config) Validate() error {
 		return bad("clip_norm", c.ClipNorm, ">= 0")
 	case c.ShuffleBuffer < 1:
 		return bad("shuffle_buffer", c.ShuffleBuffer, ">= 1")
-	case c.WMove < 0 || c.WWDL < 0 || c.WTime < 0 || c.WFrom < 0 || c.WTo < 0:
-		return bad("loss weights", []float64{c.WMove, c.WWDL, c.WTime, c.WFrom, c.WTo}, ">= 0")
+	case c.WMove < 0 || c.WWDL < 0 || c.WTime < 0 || c.WFrom < 0 || c.WTo < 0 || c.WLegal < 0:
+		return bad("loss weights", []float64{c.WMove, c.WWDL, c.WTime, c.WFrom, c.WTo, c.WLegal}, ">= 0")
 	case c.DistillMix < 0 || c.DistillMix > 1:
 		return bad("distill_mix", c.DistillMix, "0..1")
 	case c.LogEvery < 1 || c.ValEvery < 1 || c.CkptEvery < 1:
@@ -215,6 +218,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.WTime, "w-time", c.WTime, "think-time loss weight")
 	fs.Float64Var(&c.WFrom, "w-from", c.WFrom, "from-square loss weight")
 	fs.Float64Var(&c.WTo, "w-to", c.WTo, "to-square loss weight")
+	fs.Float64Var(&c.WLegal, "w-legal", c.WLegal, "legal-moves head loss weight (with -legal-head)")
 	fs.Float64Var(&c.DistillMix, "distill-mix", c.DistillMix, "weight of a teacher distribution in the move target")
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "steps between progress lines")
 	fs.IntVar(&c.ValEvery, "val-every", c.ValEvery, "steps between validations")
@@ -226,6 +230,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Arch.FFNDim, "ffn-dim", c.Arch.FFNDim, "feed-forward width")
 	fs.IntVar(&c.Arch.PolicyDim, "policy-dim", c.Arch.PolicyDim, "move head query/key width")
 	fs.BoolVar(&c.Arch.Smolgen, "smolgen", c.Arch.Smolgen, "smolgen attention bias")
+	fs.BoolVar(&c.Arch.LegalHead, "legal-head", c.Arch.LegalHead, "auxiliary legal-moves head (arch legal_head)")
 }
 
 // ParseArgs builds a Config from command-line arguments: -preset NAME (default

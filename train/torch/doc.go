@@ -8,8 +8,9 @@
 // pure-Go forward pass and ONNX graph must agree with Model.Forward); the
 // losses (move: cross-entropy over the legal moves, illegal logits pushed to
 // -1e9, with a hard target or a teacher distribution; win/draw/loss;
-// think-time bins of board.ThinkBin; from and to squares; each weighted by
-// Config); one typed Config with presets (presets/*.json: tiny, default,
+// think-time bins of board.ThinkBin; from and to squares; with the optional
+// legal-moves head, binary cross-entropy of each vocabulary move's legality;
+// each weighted by Config); one typed Config with presets (presets/*.json: tiny, default,
 // large), flags and a JSON overlay; its own AdamW (so its moments are saved
 // and restored exactly) with linear warm-up, cosine decay, gradient clipping
 // and accumulation; the data pipeline from train/shard's shuffle reader

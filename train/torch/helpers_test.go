@@ -2,6 +2,7 @@ package torch
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sugarme/gotch"
+
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets/ort"
+	"github.com/humchess/humchess/nets/transformer"
 	"github.com/humchess/humchess/train/pgn"
 	"github.com/humchess/humchess/train/shard"
 )
@@ -157,4 +162,98 @@ func tinyConfig(t testing.TB) Config {
 	c.Out = filepath.Join(t.TempDir(), "run")
 	c.Device = "cpu"
 	return c
+}
+
+// exportAndCompare exports a checkpoint to safetensors and ONNX, and checks
+// that ONNX Runtime's outputs (legal too, for a net with that head) equal
+// gotch's forward pass of the exported weights on the first n validation
+// positions (max abs difference under 1e-4). It returns the exported
+// architecture and weights.
+func exportAndCompare(t *testing.T, c Config, ckpt string, n int) (transformer.Arch, transformer.Weights) {
+	t.Helper()
+	dir := t.TempDir()
+	stPath, onnxPath := filepath.Join(dir, "net.safetensors"), filepath.Join(dir, "net.onnx")
+	if _, err := Export(ckpt, stPath, onnxPath); err != nil {
+		t.Fatal(err)
+	}
+	a, w, err := transformer.LoadSafetensors(stPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModelFromWeights(a, w, gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := shard.Open(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := ReadExamples(set, "validation", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gotchForward(t, m, c, exs)
+	loc, err := ort.Resolve("")
+	if err != nil {
+		t.Skipf("ONNX Runtime not available (make onnxruntime, or ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
+	}
+	model, err := transformer.LoadONNX(onnxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := ort.NewSession(model, ort.SessionOptions{LibraryPath: loc.Path, IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	hb, err := fillBatch(c.Contract(), exs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := int64(hb.n)
+	outs, err := sess.Run(
+		ort.Tensor{Name: transformer.InputPieces, Shape: []int64{rows, 64}, Int64: hb.pieces},
+		ort.Tensor{Name: transformer.InputSquares, Shape: []int64{rows, 64, int64(a.SquareDim)}, Float32: hb.squares},
+		ort.Tensor{Name: transformer.InputGlobal, Shape: []int64{rows, int64(a.GlobalDim)}, Float32: hb.global},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) []float32 {
+		o, ok := ort.Find(outs, name)
+		if !ok {
+			t.Fatalf("ONNX output %q missing", name)
+		}
+		return o.Float32
+	}
+	onnxRes := transformer.Result{N: hb.n, Move: get(transformer.OutputMove), WDL: get(transformer.OutputWDL),
+		Time: get(transformer.OutputTime), From: get(transformer.OutputFrom), To: get(transformer.OutputTo)}
+	if a.LegalHead {
+		onnxRes.Legal = get(transformer.OutputLegal)
+	}
+	compareResults(t, got, onnxRes, 1e-4, fmt.Sprintf("gotch vs ONNX Runtime (%d validation positions)", hb.n))
+	return a, w
+}
+
+// randomModel returns a model with random weights (deterministic in seed)
+// on the CPU, its weights, and the first n validation examples of c.Data.
+func randomModel(t *testing.T, c Config, seed uint64, n int) (*Model, transformer.Weights, []Example) {
+	t.Helper()
+	set, err := shard.Open(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := ReadExamples(set, "validation", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := transformer.RandomWeights(c.Arch, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModelFromWeights(c.Arch, w, gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, w, exs
 }

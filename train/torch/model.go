@@ -135,13 +135,14 @@ func (m *Model) Weights() (w transformer.Weights, err error) {
 	return w, nil
 }
 
-// Outputs are the five heads' logits for a batch (see ARCHITECTURE.md).
+// Outputs are the heads' logits for a batch (see ARCHITECTURE.md).
 type Outputs struct {
-	Move *ts.Tensor // [B,1858]
-	WDL  *ts.Tensor // [B,3]
-	Time *ts.Tensor // [B,8]
-	From *ts.Tensor // [B,64]
-	To   *ts.Tensor // [B,64]
+	Move  *ts.Tensor // [B,1858]
+	WDL   *ts.Tensor // [B,3]
+	Time  *ts.Tensor // [B,8]
+	From  *ts.Tensor // [B,64]
+	To    *ts.Tensor // [B,64]
+	Legal *ts.Tensor // [B,1858] legal-move logits; nil when the arch has no legal head
 }
 
 // scope keeps the intermediate tensors of a computation so they can be freed
@@ -204,18 +205,7 @@ func (m *Model) Forward(s *scope, pieces, squares, global *ts.Tensor) Outputs {
 	}
 	x = s.rms(x, w["norm"], eps)
 
-	// Move head.
-	p := float64(a.PolicyDim)
-	q := s.linear(x, w["policy.q.weight"], w["policy.q.bias"])
-	k := s.linear(x, w["policy.k.weight"], w["policy.k.bias"])
-	mm := s.k(q.MustMatmul(s.k(k.MustTranspose(1, 2, false)), false))
-	mm = s.k(mm.MustMulScalar(ts.FloatScalar(1/math.Sqrt(p)), false))
-	mflat := s.k(mm.MustReshape([]int64{B, 64 * 64}, false))
-	u := s.linear(x, w["policy.promo.weight"], w["policy.promo.bias"])
-	uflat := s.k(u.MustReshape([]int64{B, 64 * transformer.NumPromo}, false))
-	zero := s.k(ts.MustZeros([]int64{B, 1}, gotch.Float, m.dev))
-	ucat := s.k(ts.MustCat([]*ts.Tensor{uflat, zero}, 1))
-	move := s.add(s.k(mflat.MustIndexSelect(1, m.moveIdx, false)), s.k(ucat.MustIndexSelect(1, m.promoIdx, false)))
+	move := m.vocabHead(s, x, "policy", B)
 
 	// Pooled heads.
 	z := s.k(x.MustMeanDim([]int64{1}, false, gotch.Float, false))
@@ -223,7 +213,29 @@ func (m *Model) Forward(s *scope, pieces, squares, global *ts.Tensor) Outputs {
 	tm := s.linear(s.silu(s.linear(z, w["time.fc1.weight"], w["time.fc1.bias"])), w["time.fc2.weight"], w["time.fc2.bias"])
 	from := s.k(s.linear(x, w["from.weight"], w["from.bias"]).MustReshape([]int64{B, 64}, false))
 	to := s.k(s.linear(x, w["to.weight"], w["to.bias"]).MustReshape([]int64{B, 64}, false))
-	return Outputs{Move: move, WDL: wdl, Time: tm, From: from, To: to}
+	o := Outputs{Move: move, WDL: wdl, Time: tm, From: from, To: to}
+	if a.LegalHead {
+		o.Legal = m.vocabHead(s, x, "legal", B)
+	}
+	return o
+}
+
+// vocabHead returns the [B,1858] logits of a from-to head over the final
+// normed squares x [B,64,d]: the move head (prefix "policy") or the
+// legal-moves head (prefix "legal"). Entry (from,to) gets Q[from].K[to]/sqrt(p);
+// an underpromotion adds U[to,piece].
+func (m *Model) vocabHead(s *scope, x *ts.Tensor, prefix string, B int64) *ts.Tensor {
+	w := m.byName
+	q := s.linear(x, w[prefix+".q.weight"], w[prefix+".q.bias"])
+	k := s.linear(x, w[prefix+".k.weight"], w[prefix+".k.bias"])
+	mm := s.k(q.MustMatmul(s.k(k.MustTranspose(1, 2, false)), false))
+	mm = s.k(mm.MustMulScalar(ts.FloatScalar(1/math.Sqrt(float64(m.arch.PolicyDim))), false))
+	mflat := s.k(mm.MustReshape([]int64{B, 64 * 64}, false))
+	u := s.linear(x, w[prefix+".promo.weight"], w[prefix+".promo.bias"])
+	uflat := s.k(u.MustReshape([]int64{B, 64 * transformer.NumPromo}, false))
+	zero := s.k(ts.MustZeros([]int64{B, 1}, gotch.Float, m.dev))
+	ucat := s.k(ts.MustCat([]*ts.Tensor{uflat, zero}, 1))
+	return s.add(s.k(mflat.MustIndexSelect(1, m.moveIdx, false)), s.k(ucat.MustIndexSelect(1, m.promoIdx, false)))
 }
 
 // layer applies encoder layer l to x [B,64,d].

@@ -14,8 +14,9 @@ import (
 
 // PlotCurves draws the records as a PNG of two labelled charts: the training
 // and validation losses against the step, then the validation move top-1 and
-// top-3 accuracy with the uniform-over-legal-moves baseline (0..1). Written
-// atomically.
+// top-3 accuracy with the uniform-over-legal-moves baseline (0..1), and, for a
+// net with the legal-moves head, a third chart of that head's validation
+// accuracy, the all-illegal baseline and its F1 score. Written atomically.
 func PlotCurves(path string, recs []Record) error {
 	series := func(name, kind string, f func(Record) float64) plot.Series {
 		s := plot.Series{Name: name}
@@ -54,7 +55,24 @@ func PlotCurves(path string, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	out, err := stack(loss, acc)
+	var legal []byte
+	for _, r := range recs {
+		if r.Kind == "val" && r.LegalBaseline > 0 { // only nets with the legal head record it
+			legal, err = plot.Lines(plot.Chart{
+				Title: "validation legal-moves head", XLabel: "step", YLabel: "accuracy / F1", Height: 420, YMin: 0, YMax: 1,
+				Series: []plot.Series{
+					series("accuracy", "val", func(r Record) float64 { return r.LegalAcc }),
+					series("all-illegal", "val", func(r Record) float64 { return r.LegalBaseline }),
+					series("F1 (legal)", "val", func(r Record) float64 { return r.LegalF1 }),
+				},
+			})
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	out, err := stack(loss, acc, legal)
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,15 @@ type Record struct {
 	Positions     int                `json:"positions,omitempty"`
 	Uniform       float64            `json:"uniform_baseline,omitempty"` // mean 1/#legal (val)
 	Bands         []Band             `json:"bands,omitempty"`
+	// The legal-moves head on validation (nets with arch.legal_head only):
+	// LegalAcc is the fraction of the 1858 vocabulary entries classified
+	// correctly (logit > 0 means legal), averaged over the positions;
+	// LegalBaseline is the same for the trivial all-illegal classifier (1 -
+	// mean #legal/1858); LegalF1 is the F1 score of the legal moves over all
+	// validation entries (the all-illegal classifier scores 0).
+	LegalAcc      float64 `json:"legal_acc,omitempty"`
+	LegalBaseline float64 `json:"legal_baseline,omitempty"`
+	LegalF1       float64 `json:"legal_f1,omitempty"`
 }
 
 // Summary is what Run returns.
@@ -430,13 +439,19 @@ func (r *runner) trainRecord(a *acc, info StepInfo) {
 	rec := Record{Kind: "train", Step: info.Step, Elapsed: r.elapsed(), Loss: a.loss / n, Heads: map[string]float64{},
 		LR: info.LR, GradNorm: a.gradNorm / n, SamplesPerSec: float64(a.samples) / time.Since(a.since).Seconds()}
 	for h, name := range Heads {
-		rec.Heads[name] = a.heads[h] / n
+		if r.cfg.hasHead(h) {
+			rec.Heads[name] = a.heads[h] / n
+		}
 	}
 	if a.rows > 0 {
 		rec.Top1, rec.Top3 = float64(a.top1)/float64(a.rows), float64(a.top3)/float64(a.rows)
 	}
-	r.logf("step %6d/%d  loss %.4f  move %.4f  wdl %.4f  time %.4f  top1 %.3f  top3 %.3f  lr %.2e  |g| %.3f  %.0f pos/s",
-		info.Step, r.cfg.Steps, rec.Loss, rec.Heads["move"], rec.Heads["wdl"], rec.Heads["time"], rec.Top1, rec.Top3,
+	legal := ""
+	if r.cfg.hasHead(HeadLegal) {
+		legal = fmt.Sprintf("  legal %.4f", rec.Heads["legal"])
+	}
+	r.logf("step %6d/%d  loss %.4f  move %.4f  wdl %.4f  time %.4f%s  top1 %.3f  top3 %.3f  lr %.2e  |g| %.3f  %.0f pos/s",
+		info.Step, r.cfg.Steps, rec.Loss, rec.Heads["move"], rec.Heads["wdl"], rec.Heads["time"], legal, rec.Top1, rec.Top3,
 		rec.LR, rec.GradNorm, rec.SamplesPerSec)
 	r.write(rec)
 	*a = acc{since: time.Now()}
@@ -462,10 +477,10 @@ func (r *runner) validate(step int) (*Record, error) {
 	w := r.cfg.weights()
 	ng := ts.NewNoGradGuard()
 	defer ng.Drop()
-	var heads HeadLosses
-	var hw [5]float64
+	var heads, hw HeadLosses
 	var rows, top1, top3 int
 	var bandN, bandHit [7]int
+	var lg legalStats
 	for _, hb := range r.val {
 		var s scope
 		db := hb.upload(&s, r.cfg.Arch, r.dev)
@@ -473,10 +488,17 @@ func (r *runner) validate(step int) (*Record, error) {
 		lo := s.losses(out, db, w, 1)
 		hl := hostFloats(lo.perHead)
 		top := s.top3(lo.masked)
+		if out.Legal != nil {
+			lg.add(hostFloats(out.Legal), hb.mask)
+		}
 		s.drop()
 		for h := range heads {
-			heads[h] += float64(hl[h]) * db.sumW[h]
-			hw[h] += db.sumW[h]
+			wt := float64(hb.n) // the legal head: every row
+			if h < len(db.sumW) {
+				wt = db.sumW[h]
+			}
+			heads[h] += float64(hl[h]) * wt
+			hw[h] += wt
 		}
 		for i, t := range hb.target {
 			if t < 0 {
@@ -496,11 +518,20 @@ func (r *runner) validate(step int) (*Record, error) {
 	}
 	rec := &Record{Kind: "val", Step: step, Elapsed: r.elapsed(), Heads: map[string]float64{}, Positions: rows, Uniform: r.uniform}
 	for h, name := range Heads {
+		if !r.cfg.hasHead(h) {
+			continue
+		}
 		if hw[h] > 0 {
 			heads[h] /= hw[h]
 		}
 		rec.Heads[name] = heads[h]
 		rec.Loss += w[h] * heads[h]
+	}
+	legal := ""
+	if r.cfg.hasHead(HeadLegal) {
+		rec.LegalAcc, rec.LegalBaseline, rec.LegalF1 = lg.metrics()
+		legal = fmt.Sprintf("  legal %.4f acc %.4f (all-illegal %.4f) F1 %.3f",
+			rec.Heads["legal"], rec.LegalAcc, rec.LegalBaseline, rec.LegalF1)
 	}
 	if rows > 0 {
 		rec.Top1, rec.Top3 = float64(top1)/float64(rows), float64(top3)/float64(rows)
@@ -511,8 +542,8 @@ func (r *runner) validate(step int) (*Record, error) {
 			rec.Bands = append(rec.Bands, Band{Name: name, Positions: bandN[k], Top1: float64(bandHit[k]) / float64(bandN[k])})
 		}
 	}
-	r.logf("val  %6d  loss %.4f  move %.4f  top1 %.3f  top3 %.3f  (uniform %.3f, %d positions)",
-		step, rec.Loss, rec.Heads["move"], rec.Top1, rec.Top3, r.uniform, rows)
+	r.logf("val  %6d  loss %.4f  move %.4f  top1 %.3f  top3 %.3f  (uniform %.3f, %d positions)%s",
+		step, rec.Loss, rec.Heads["move"], rec.Top1, rec.Top3, r.uniform, rows, legal)
 	r.write(*rec)
 	return rec, nil
 }

@@ -3,6 +3,7 @@ package torch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"github.com/sugarme/gotch"
 
 	"github.com/humchess/humchess/board"
-	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/nets/transformer"
 	"github.com/humchess/humchess/train/shard"
 )
@@ -53,23 +53,15 @@ func TestLRSchedule(t *testing.T) {
 // TestForwardMatchesReference checks the gotch forward pass against the
 // pure-Go reference of nets/transformer on random weights and real positions.
 func TestForwardMatchesReference(t *testing.T) {
-	c := tinyConfig(t)
-	set, err := shard.Open(c.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exs, err := ReadExamples(set, "validation", 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := transformer.RandomWeights(c.Arch, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModelFromWeights(c.Arch, w, gotch.CPU)
-	if err != nil {
-		t.Fatal(err)
-	}
+	forwardMatchesReference(t, tinyConfig(t), 3, 16)
+}
+
+// forwardMatchesReference checks gotch's forward pass of a random net of c's
+// arch against the pure-Go reference on n validation positions, and returns
+// gotch's outputs.
+func forwardMatchesReference(t *testing.T, c Config, seed uint64, n int) transformer.Result {
+	t.Helper()
+	m, w, exs := randomModel(t, c, seed, n)
 	got := gotchForward(t, m, c, exs)
 	ref, err := transformer.NewModel(c.Arch, w)
 	if err != nil {
@@ -83,7 +75,8 @@ func TestForwardMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareResults(t, want, got, 1e-4, "reference vs gotch")
+	compareResults(t, want, got, 1e-4, fmt.Sprintf("reference vs gotch (legal head %v)", c.Arch.LegalHead))
+	return got
 }
 
 // gotchForward runs the model on examples and returns host outputs.
@@ -97,8 +90,12 @@ func gotchForward(t testing.TB, m *Model, c Config, exs []Example) transformer.R
 	defer s.drop()
 	db := hb.upload(&s, c.Arch, m.dev)
 	o := m.Forward(&s, db.pieces, db.squares, db.global)
-	return transformer.Result{N: hb.n, Move: hostFloats(o.Move), WDL: hostFloats(o.WDL), Time: hostFloats(o.Time),
+	r := transformer.Result{N: hb.n, Move: hostFloats(o.Move), WDL: hostFloats(o.WDL), Time: hostFloats(o.Time),
 		From: hostFloats(o.From), To: hostFloats(o.To)}
+	if o.Legal != nil {
+		r.Legal = hostFloats(o.Legal)
+	}
+	return r
 }
 
 func compareResults(t testing.TB, want, got transformer.Result, tol float64, what string) {
@@ -106,7 +103,7 @@ func compareResults(t testing.TB, want, got transformer.Result, tol float64, wha
 	for _, o := range []struct {
 		name      string
 		want, got []float32
-	}{{"move", want.Move, got.Move}, {"wdl", want.WDL, got.WDL}, {"time", want.Time, got.Time}, {"from", want.From, got.From}, {"to", want.To, got.To}} {
+	}{{"move", want.Move, got.Move}, {"wdl", want.WDL, got.WDL}, {"time", want.Time, got.Time}, {"from", want.From, got.From}, {"to", want.To, got.To}, {"legal", want.Legal, got.Legal}} {
 		if len(o.want) != len(o.got) {
 			t.Fatalf("%s: output %s has %d values, want %d", what, o.name, len(o.got), len(o.want))
 		}
@@ -157,64 +154,7 @@ func TestTrainTiny(t *testing.T) {
 	}
 
 	// Export and compare ONNX Runtime with gotch on 100 validation positions.
-	dir := t.TempDir()
-	stPath, onnxPath := filepath.Join(dir, "net.safetensors"), filepath.Join(dir, "net.onnx")
-	if _, err := Export(filepath.Join(c.Out, BestName), stPath, onnxPath); err != nil {
-		t.Fatal(err)
-	}
-	a, w, err := transformer.LoadSafetensors(stPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModelFromWeights(a, w, gotch.CPU)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := shard.Open(c.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exs, err := ReadExamples(set, "validation", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := gotchForward(t, m, c, exs)
-	loc, err := ort.Resolve("")
-	if err != nil {
-		t.Skipf("ONNX Runtime not available (make onnxruntime, or ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
-	}
-	model, err := transformer.LoadONNX(onnxPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := ort.NewSession(model, ort.SessionOptions{LibraryPath: loc.Path, IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	hb, err := fillBatch(c.Contract(), exs, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := int64(hb.n)
-	outs, err := sess.Run(
-		ort.Tensor{Name: transformer.InputPieces, Shape: []int64{n, 64}, Int64: hb.pieces},
-		ort.Tensor{Name: transformer.InputSquares, Shape: []int64{n, 64, int64(a.SquareDim)}, Float32: hb.squares},
-		ort.Tensor{Name: transformer.InputGlobal, Shape: []int64{n, int64(a.GlobalDim)}, Float32: hb.global},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(name string) []float32 {
-		o, ok := ort.Find(outs, name)
-		if !ok {
-			t.Fatalf("ONNX output %q missing", name)
-		}
-		return o.Float32
-	}
-	onnxRes := transformer.Result{N: hb.n, Move: get(transformer.OutputMove), WDL: get(transformer.OutputWDL),
-		Time: get(transformer.OutputTime), From: get(transformer.OutputFrom), To: get(transformer.OutputTo)}
-	compareResults(t, got, onnxRes, 1e-4, "gotch vs ONNX Runtime (100 validation positions)")
+	exportAndCompare(t, c, filepath.Join(c.Out, BestName), 100)
 }
 
 func meanLoss(s []StepInfo) float64 {
