@@ -6,6 +6,8 @@
 #   1. copy the module from the Go module cache and make it writable;
 #   2. rewrite libtch/lib.go's cgo flags for this libtorch (C++11 ABI, include and
 #      library paths, CUDA libraries only when a CUDA libtorch is present);
+#   2c. add libtch/humchess_amp.{h,cpp,go}: a binding for libtorch's autocast
+#      (bf16 mixed precision), which gotch lacks;
 #   3. compile libtch/torch_api.cpp with g++ -fsyntax-only, find the generated op
 #      wrappers (libtch/torch_api_generated.cpp.h) that fail, replace each body with
 #      one that reports an error through gotch's usual error path, and repeat until
@@ -18,14 +20,15 @@
 #   scripts/patch-gotch.sh [OUT_DIR]      # OUT_DIR defaults to build/gotch
 #
 # Environment: LIBTORCH (a libtorch directory with include/ and lib/; default the
-# system one under /usr), GOTCH_CXX11_ABI (1 default; 0 for pre-cxx11 libtorch builds),
+# system one under /usr; PyTorch's own package directory, python3 -c 'import torch,
+# os; print(os.path.dirname(torch.__file__))', is one), GOTCH_CXX11_ABI (1 or 0;
+# by default read from libc10.so's symbols),
 # GOTCH_SKIP_BUILD=1 to stop after patching.
 set -euo pipefail
 
 GOTCH_VERSION=v0.9.1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/build/gotch}"
-ABI="${GOTCH_CXX11_ABI:-1}"
 
 if [[ -n "${LIBTORCH:-}" ]]; then
 	TORCH_INC="$LIBTORCH/include"
@@ -41,6 +44,17 @@ fi
 if ! ls "$TORCH_LIB"/libtorch_cpu.so* >/dev/null 2>&1; then
 	echo "patch-gotch: no libtorch_cpu.so in $TORCH_LIB (set LIBTORCH)" >&2
 	exit 1
+fi
+# The C++ ABI libtorch was built with: libc10 exports std::__cxx11 symbols under
+# the new ABI (Debian's, PyTorch's own builds since 2.7), none under the old one.
+if [[ -n "${GOTCH_CXX11_ABI:-}" ]]; then
+	ABI="$GOTCH_CXX11_ABI"
+elif nm -D --defined-only "$TORCH_LIB/libc10.so" 2>/dev/null | grep -q '__cxx11'; then
+	ABI=1
+elif [[ -e "$TORCH_LIB/libc10.so" ]] && command -v nm >/dev/null; then
+	ABI=0
+else
+	ABI=1
 fi
 CUDA=0
 if ls "$TORCH_LIB"/libtorch_cuda.so* >/dev/null 2>&1; then
@@ -106,6 +120,121 @@ if grep -qE '^\s*\w+ := \(\*lib\.Ctensor\)\(unsafe\.Pointer\(C\.malloc\(0\)\)\)'
 	echo "patch-gotch: malloc(0) output slots left in ts/tensor-generated.go" >&2
 	exit 1
 fi
+
+# 2c. Automatic mixed precision: gotch has no binding for libtorch's autocast
+# (the thread-local switch behind torch.autocast). Add a small one to libtch:
+# hc_amp_set(cuda, enabled, bf16) turns autocast on or off for the calling OS
+# thread; leaving it clears the cast-weight cache as torch.autocast's exit does.
+# libtorch 2.4 renamed the calls; both spellings are handled.
+cat >"$TMP/libtch/humchess_amp.h" <<'EOF'
+// Added by scripts/patch-gotch.sh: libtorch autocast for HumChess's trainer.
+#ifdef __cplusplus
+extern "C" {
+#endif
+// hc_amp_set enables (enabled=1) or disables autocast for CUDA (cuda=1) or CPU
+// ops of the calling thread, to bfloat16 (bf16=1) or float16. It returns 0, or
+// -1 with the error in hc_amp_err.
+int hc_amp_set(int cuda, int enabled, int bf16);
+// hc_amp_enabled reports whether autocast is on for CUDA (cuda=1) or CPU ops.
+int hc_amp_enabled(int cuda);
+// hc_amp_err is the last error of hc_amp_set, "" if none.
+const char *hc_amp_err(void);
+#ifdef __cplusplus
+}
+#endif
+EOF
+cat >"$TMP/libtch/humchess_amp.cpp" <<'EOF'
+// Added by scripts/patch-gotch.sh: libtorch autocast for HumChess's trainer.
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+#include <string>
+#include "humchess_amp.h"
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define HC_AMP_NEW_API 1
+#endif
+
+static thread_local std::string hc_err;
+
+int hc_amp_set(int cuda, int enabled, int bf16) {
+  hc_err.clear();
+  try {
+    at::ScalarType dt = bf16 ? at::kBFloat16 : at::kHalf;
+#ifdef HC_AMP_NEW_API
+    c10::DeviceType dev = cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+    if (enabled) {
+      at::autocast::set_autocast_dtype(dev, dt);
+      at::autocast::set_autocast_enabled(dev, true);
+      at::autocast::increment_nesting();
+    } else {
+      at::autocast::set_autocast_enabled(dev, false);
+      if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    }
+#else
+    if (enabled) {
+      if (cuda) {
+        at::autocast::set_autocast_gpu_dtype(dt);
+        at::autocast::set_enabled(true);
+      } else {
+        at::autocast::set_autocast_cpu_dtype(dt);
+        at::autocast::set_cpu_enabled(true);
+      }
+      at::autocast::increment_nesting();
+    } else {
+      if (cuda) at::autocast::set_enabled(false);
+      else at::autocast::set_cpu_enabled(false);
+      if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    }
+#endif
+  } catch (const std::exception &e) {
+    hc_err = e.what();
+    return -1;
+  }
+  return 0;
+}
+
+int hc_amp_enabled(int cuda) {
+#ifdef HC_AMP_NEW_API
+  return at::autocast::is_autocast_enabled(cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU) ? 1 : 0;
+#else
+  return (cuda ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled()) ? 1 : 0;
+#endif
+}
+
+const char *hc_amp_err(void) { return hc_err.c_str(); }
+EOF
+cat >"$TMP/libtch/humchess_amp.go" <<'EOF'
+package libtch
+
+// Added by scripts/patch-gotch.sh: libtorch autocast for HumChess's trainer.
+
+// #include "humchess_amp.h"
+import "C"
+
+import "errors"
+
+// AmpSet turns libtorch's autocast on or off for the calling OS thread (lock the
+// goroutine to it), for CUDA or CPU ops, to bfloat16 or float16. Calls must
+// pair: on, then off.
+func AmpSet(cuda, enabled, bf16 bool) error {
+	if C.hc_amp_set(hcBool(cuda), hcBool(enabled), hcBool(bf16)) != 0 {
+		return errors.New("autocast: " + C.GoString(C.hc_amp_err()))
+	}
+	return nil
+}
+
+// AmpEnabled reports whether autocast is on for CUDA or CPU ops of this thread.
+func AmpEnabled(cuda bool) bool { return C.hc_amp_enabled(hcBool(cuda)) != 0 }
+
+func hcBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+EOF
+g++ -std=c++17 -fsyntax-only -w -D_GLIBCXX_USE_CXX11_ABI="$ABI" -I"$TORCH_INC" -I"$TORCH_INC/torch/csrc/api/include" \
+	"$TMP/libtch/humchess_amp.cpp"
 
 # 3. Stub the wrappers that do not compile.
 GEN="$TMP/libtch/torch_api_generated.cpp.h"

@@ -11,14 +11,17 @@ import (
 
 // BenchmarkTrainStep times one optimizer step (forward, backward, clip,
 // AdamW) of the tiny and default presets at their batch sizes on the CPU, on
-// real positions. Reported: ns/op (one step) and positions/s.
+// real positions, in fp32 and under bf16 autocast. Reported: ns/op (one step)
+// and positions/s.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, name := range []string{"tiny", "default"} {
-		b.Run(name, func(b *testing.B) { benchStep(b, name) })
+		for _, prec := range []string{"fp32", "bf16"} {
+			b.Run(name+"/"+prec, func(b *testing.B) { benchStep(b, name, newAmp(prec, gotch.CPU)) })
+		}
 	}
 }
 
-func benchStep(b *testing.B, preset string) {
+func benchStep(b *testing.B, preset string, a amp) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c, err := Preset(preset)
@@ -50,12 +53,14 @@ func benchStep(b *testing.B, preset string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("%s preset: %d parameters, batch %d, %d libtorch threads", preset, c.Arch.ParamCount(), c.BatchSize, Threads())
+	b.Logf("%s preset: %d parameters, batch %d, %d libtorch threads, %s", preset, c.Arch.ParamCount(), c.BatchSize, Threads(), a)
 	step := func() {
 		var s scope
 		db := hb.upload(&s, c.Arch, gotch.CPU)
+		a.enter()
 		o := m.Forward(&s, db.pieces, db.squares, db.global)
 		lo := s.losses(o, db, c.weights(), 1)
+		a.exit()
 		lo.total.MustBackward()
 		gn := opt.gradNorm(&s)
 		s.drop()

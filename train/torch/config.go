@@ -30,7 +30,11 @@ type Config struct {
 
 	Device  string `json:"device"`  // "cpu", "cuda" or "auto" (cuda when available)
 	Threads int    `json:"threads"` // libtorch intra-op threads; 0 = leave libtorch's setting (OMP_NUM_THREADS)
-	Seed    uint64 `json:"seed"`    // initialisation and data order
+	// Precision of the training forward pass: "bf16" runs it under libtorch's
+	// autocast to bfloat16 (weights, gradients and optimizer state stay fp32),
+	// "fp32" runs it in float32, "auto" (or empty) is bf16 on CUDA, fp32 on CPU.
+	Precision string `json:"precision"`
+	Seed      uint64 `json:"seed"` // initialisation and data order
 
 	Steps       int     `json:"steps"`        // optimizer steps
 	BatchSize   int     `json:"batch_size"`   // positions per micro-batch
@@ -81,9 +85,9 @@ func Defaults() Config {
 func base() Config {
 	return Config{
 		TrainSplit: "train", ValSplit: "validation", Out: "run",
-		Device: "auto", Seed: 1,
+		Device: "auto", Precision: "auto", Seed: 1,
 		Accum: 1, Beta1: 0.9, Beta2: 0.95, AdamEps: 1e-8, ClipNorm: 1,
-		WMove: 1, WWDL: 0.5, WTime: 0.1, WFrom: 0.05, WTo: 0.05, DistillMix: 1,
+		WMove: 1, WWDL: 0.5, WTime: 0.1, WFrom: 0.05, WTo: 0.05, WLegal: 0.1, DistillMix: 1,
 		ContractDerived: board.DefaultContract().Derived,
 	}
 }
@@ -178,6 +182,8 @@ func (c *Config) Validate() error {
 		return bad("threads", c.Threads, ">= 0")
 	case c.Device != "cpu" && c.Device != "cuda" && c.Device != "auto":
 		return bad("device", c.Device, "cpu, cuda or auto")
+	case c.Precision != "" && c.Precision != "auto" && c.Precision != "fp32" && c.Precision != "bf16":
+		return bad("precision", c.Precision, "auto, fp32 or bf16")
 	}
 	return nil
 }
@@ -200,6 +206,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Out, "out", c.Out, "run directory (checkpoints, metrics.jsonl, curves.png)")
 	fs.StringVar(&c.Device, "device", c.Device, "cpu, cuda or auto")
 	fs.IntVar(&c.Threads, "threads", c.Threads, "libtorch threads (0: OMP_NUM_THREADS)")
+	fs.StringVar(&c.Precision, "precision", c.Precision, "forward pass precision: auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16 (autocast)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of initialisation and data order")
 	fs.IntVar(&c.Steps, "steps", c.Steps, "optimizer steps")
 	fs.IntVar(&c.BatchSize, "batch-size", c.BatchSize, "positions per micro-batch")

@@ -116,6 +116,8 @@ type runner struct {
 	log   io.Writer
 	cfg   Config
 	dev   gotch.Device
+	amp   amp       // bf16 autocast of the training forward pass, or fp32
+	bar   *progress // the terminal's progress bar, nil outside the training loop
 	model *Model
 	opt   *AdamW
 	st    State
@@ -135,7 +137,13 @@ type batchOrErr struct {
 	err error
 }
 
-func (r *runner) logf(format string, args ...any) { fmt.Fprintf(r.log, format+"\n", args...) }
+func (r *runner) logf(format string, args ...any) {
+	if r.bar != nil {
+		r.bar.clear()
+		defer r.bar.redraw()
+	}
+	fmt.Fprintf(r.log, format+"\n", args...)
+}
 
 func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) {
 	defer recoverTorch(&err)
@@ -174,7 +182,8 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		return nil, err
 	}
 	r.logf("humchess-train: config %s", compactJSON(cfg))
-	r.logf("humchess-train: device %v, %d libtorch threads, %d parameters", r.dev, Threads(), cfg.Arch.ParamCount())
+	r.amp = newAmp(cfg.Precision, r.dev)
+	r.logf("humchess-train: device %v, %s, %d libtorch threads, %d parameters", r.dev, r.amp, Threads(), cfg.Arch.ParamCount())
 
 	set, err := shard.Open(cfg.Data)
 	if err != nil {
@@ -329,6 +338,8 @@ func (r *runner) loop(ctx context.Context) (*Summary, error) {
 	w := cfg.weights()
 	sum := &Summary{Step: r.st.Step, BestVal: math.NaN(), Dir: cfg.Out}
 	a := acc{since: time.Now()}
+	r.bar = newProgress(r.log, r.st.Step+1, cfg.Steps)
+	defer func() { r.bar.done(); r.bar = nil }()
 	for step := r.st.Step + 1; step <= cfg.Steps; step++ {
 		if err := ctx.Err(); err != nil {
 			if err2 := r.checkpoint(nil); err2 != nil {
@@ -348,8 +359,10 @@ func (r *runner) loop(ctx context.Context) (*Summary, error) {
 			hb := be.b
 			var s scope
 			db := hb.upload(&s, cfg.Arch, r.dev)
+			r.amp.enter()
 			out := r.model.Forward(&s, db.pieces, db.squares, db.global)
 			lo := s.losses(out, db, w, 1/float64(cfg.Accum))
+			r.amp.exit()
 			lo.total.MustBackward()
 			heads := hostFloats(lo.perHead)
 			top := s.top3(lo.masked)
@@ -392,6 +405,7 @@ func (r *runner) loop(ctx context.Context) (*Summary, error) {
 		r.st.Step, r.st.AdamStep = step, r.opt.Step
 		sum.Step = step
 		sum.Losses = append(sum.Losses, info)
+		r.bar.step(step, cfg.BatchSize*cfg.Accum, info.Loss)
 		a.steps++
 		a.loss += info.Loss
 		a.gradNorm += gn
