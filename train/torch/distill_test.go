@@ -1,11 +1,14 @@
 package torch
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,9 +196,13 @@ func TestDistill(t *testing.T) {
 		c := base
 		c.DistillMix = mix
 		c.Out = filepath.Join(t.TempDir(), "run")
-		sum, err := Run(context.Background(), c, Options{Log: testLog{t}})
+		var log bytes.Buffer
+		sum, err := Run(context.Background(), c, Options{Log: io.MultiWriter(testLog{t}, &log)})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("records carry edge's move distributions: move target %.2f*played + %.2f*teacher", 1-mix, mix); !strings.Contains(log.String(), want) {
+			t.Errorf("the run's log does not say %q", want)
 		}
 		ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
 		if err != nil {

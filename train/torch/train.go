@@ -189,6 +189,12 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 	if err != nil {
 		return nil, err
 	}
+	if t := set.Manifest.Teacher; t != nil {
+		r.logf("humchess-train: records carry %s's move distributions: move target %.2f*played + %.2f*teacher (distill_mix; validation move loss too, top-1 counts the played move)",
+			t.Name, 1-cfg.DistillMix, cfg.DistillMix)
+	} else if r.opts.Source == nil {
+		r.logf("humchess-train: no teacher distributions in %s: move targets are the played moves", cfg.Data)
+	}
 	if err := r.loadVal(set); err != nil {
 		return nil, err
 	}
