@@ -184,14 +184,7 @@ func exportAndCompare(t *testing.T, c Config, ckpt string, n int) (transformer.A
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := shard.Open(c.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exs, err := ReadExamples(set, "validation", n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exs := validationExamples(t, c, n)
 	got := gotchForward(t, m, c, exs)
 	loc, err := ort.Resolve("")
 	if err != nil {
@@ -239,14 +232,7 @@ func exportAndCompare(t *testing.T, c Config, ckpt string, n int) (transformer.A
 // on the CPU, its weights, and the first n validation examples of c.Data.
 func randomModel(t *testing.T, c Config, seed uint64, n int) (*Model, transformer.Weights, []Example) {
 	t.Helper()
-	set, err := shard.Open(c.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exs, err := ReadExamples(set, "validation", n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exs := validationExamples(t, c, n)
 	w, err := transformer.RandomWeights(c.Arch, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -256,4 +242,18 @@ func randomModel(t *testing.T, c Config, seed uint64, n int) (*Model, transforme
 		t.Fatal(err)
 	}
 	return m, w, exs
+}
+
+// validationExamples returns the first n validation examples of c.Data.
+func validationExamples(t *testing.T, c Config, n int) []Example {
+	t.Helper()
+	set, err := shard.Open(c.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := ReadExamples(set, "validation", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exs
 }
