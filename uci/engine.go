@@ -20,7 +20,8 @@ type Engine interface {
 
 	// Configure applies a complete set of options. On an error the Engine
 	// keeps its previous options and the Server restores its own copy. It
-	// should be cheap (check a file exists, do not load it).
+	// may block: a file an option names should be loaded and tried here, so
+	// that an unusable one is refused at setoption and the previous one kept.
 	Configure(o Options) error
 
 	// Ready prepares for the next Think, for example by loading the net. It

@@ -304,12 +304,12 @@ func benchEngine(e *engine, ps []benchPosition, cfg benchConfig) (benchReport, e
 	t0 := time.Now()
 	s := startSession(e, cfg.Log)
 	defer s.close()
-	setup := []string{"uci"}
+	// Threads before NetFile: setting a NetFile opens it with the threads set.
+	setup := []string{"uci", fmt.Sprintf("setoption name Threads value %d", rep.Threads)}
 	if cfg.NetFile != "" {
 		setup = append(setup, "setoption name NetFile value "+cfg.NetFile)
 	}
 	setup = append(setup,
-		fmt.Sprintf("setoption name Threads value %d", rep.Threads),
 		"setoption name Temperature value 0",
 		fmt.Sprintf("setoption name Seed value %d", benchSeed),
 		"setoption name HumanTiming value false",

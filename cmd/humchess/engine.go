@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"os"
 	"time"
@@ -46,8 +47,9 @@ func openNet(path string, threads int) (nets.Net, error) {
 	return load.Open(path, load.Options{Threads: threads})
 }
 
-// engine implements uci.Engine with board, policy and a nets.Net opened
-// lazily (at isready or the first go).
+// engine implements uci.Engine with board, policy and a nets.Net: a NetFile
+// is opened when it is set (so that an unusable file is refused at once),
+// the embedded default lazily (at isready or the first go).
 type engine struct {
 	opts   uci.Options
 	game   *board.Game
@@ -56,10 +58,9 @@ type engine struct {
 	netKey string // NetFile and Threads the net was opened with
 	rng    *mrand.Rand
 
-	// open opens the net for NetFile path ("" = the default) and check
-	// tells whether a NetFile can be opened later; tests replace both.
-	open  func(path string, threads int) (nets.Net, error)
-	check func(path string) error
+	// open opens the net for NetFile path ("" = the default); tests
+	// replace it.
+	open func(path string, threads int) (nets.Net, error)
 }
 
 var _ uci.Engine = (*engine)(nil)
@@ -71,10 +72,9 @@ func newEngine() *engine {
 		binary.LittleEndian.PutUint64(seed[:], uint64(time.Now().UnixNano()))
 	}
 	return &engine{
-		opts:  uci.DefaultOptions(),
-		game:  board.MustNewGame(""),
-		rng:   mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
-		check: func(path string) error { _, err := os.Stat(path); return err },
+		opts: uci.DefaultOptions(),
+		game: board.MustNewGame(""),
+		rng:  mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
 		open: func(path string, threads int) (nets.Net, error) {
 			if path != "" {
 				return openNet(path, threads)
@@ -130,13 +130,18 @@ func continues(prev, next *board.Game) bool {
 	return true
 }
 
-// Configure implements uci.Engine. It checks that NetFile exists; the net is
+// Configure implements uci.Engine. A NetFile, or a Threads value with a
+// NetFile, that changes opens the net at once and tries it on the start
+// position: a missing file, or one that is not a usable net, is refused
+// here and the previous options and net stay. The embedded default is
 // opened at the next isready or go.
 func (e *engine) Configure(o uci.Options) error {
-	if o.NetFile != "" && o.NetFile != e.opts.NetFile {
-		if err := e.check(o.NetFile); err != nil {
+	if key := netKey(o); o.NetFile != "" && (e.net == nil || e.netKey != key) {
+		n, err := e.openUsable(o.NetFile, o.Threads)
+		if err != nil {
 			return fmt.Errorf("NetFile: %w", err)
 		}
+		e.setNet(n, key)
 	}
 	e.opts = o
 	return nil
@@ -148,16 +153,35 @@ func (e *engine) Ready() error {
 	return err
 }
 
+// netKey identifies the net the options ask for.
+func netKey(o uci.Options) string { return fmt.Sprintf("%s\x00%d", o.NetFile, o.Threads) }
+
 func (e *engine) ensureNet() (nets.Net, error) {
-	key := fmt.Sprintf("%s\x00%d", e.opts.NetFile, e.opts.Threads)
+	key := netKey(e.opts)
 	if e.net != nil && e.netKey == key {
 		return e.net, nil
 	}
+	n, err := e.openUsable(e.opts.NetFile, e.opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	e.setNet(n, key)
+	return n, nil
+}
+
+// setNet makes n, opened for key, the net in use, releasing the previous one.
+func (e *engine) setNet(n nets.Net, key string) {
 	if e.net != nil {
 		_ = e.net.Close() // a failure to release the old net does not stop the new one
-		e.net = nil
 	}
-	n, err := e.open(e.opts.NetFile, e.opts.Threads)
+	e.net, e.netKey = n, key
+}
+
+// openUsable opens the net for path and checks that it can play: its Info
+// is valid for this build and it evaluates the start position into one
+// finite logit per legal move. A net that fails is closed.
+func (e *engine) openUsable(path string, threads int) (nets.Net, error) {
+	n, err := e.open(path, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +189,38 @@ func (e *engine) ensureNet() (nets.Net, error) {
 		_ = n.Close() // refused anyway
 		return nil, err
 	}
-	e.net, e.netKey = n, key
+	if err := tryNet(n); err != nil {
+		_ = n.Close() // refused anyway
+		return nil, fmt.Errorf("%s: %w", n.Info().Name, err)
+	}
 	return n, nil
+}
+
+// ErrUnusableNet is returned for a net that opens but does not evaluate a
+// position into a move distribution.
+var ErrUnusableNet = errors.New("the net does not evaluate the start position")
+
+// tryNet evaluates the start position with n and checks the output.
+func tryNet(n nets.Net) error {
+	g := board.MustNewGame("")
+	ctx := board.Context{MoverRating: 1500, OppRating: 1500, Base: 300, Inc: 0, MoverClock: 300, OppClock: 300}
+	out, err := n.Evaluate(context.Background(), []nets.Input{{Game: g, Ctx: ctx}})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnusableNet, err)
+	}
+	if len(out) != 1 {
+		return fmt.Errorf("%w: %d outputs for 1 position", ErrUnusableNet, len(out))
+	}
+	legal := g.NumLegalMoves()
+	if len(out[0].Moves) != legal || len(out[0].Logits) != legal {
+		return fmt.Errorf("%w: %d moves and %d logits for %d legal moves", ErrUnusableNet, len(out[0].Moves), len(out[0].Logits), legal)
+	}
+	for i, l := range out[0].Logits {
+		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+			return fmt.Errorf("%w: logit %v for %s", ErrUnusableNet, l, out[0].Moves[i])
+		}
+	}
+	return nil
 }
 
 // Close releases the net.

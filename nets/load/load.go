@@ -47,9 +47,13 @@ func Sniff(data []byte) (Format, error) {
 	return "", ErrUnknownFormat
 }
 
+// ErrNotRegular is returned for a path that is not a regular file (a
+// folder, a FIFO, a device): reading one may fail, block or never end.
+var ErrNotRegular = errors.New("not a regular file")
+
 // Open reads the network file at path and prepares it for evaluation.
 func Open(path string, opts Options) (nets.Net, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -88,6 +92,30 @@ func OpenBytes(data []byte, name string, opts Options) (nets.Net, error) {
 		data = model
 	}
 	return transformer.Open(data, transformer.Options{LibraryPath: opts.LibraryPath, Threads: opts.Threads, Name: name})
+}
+
+// readRegular reads the file at path, refusing anything but a regular file
+// (opening a FIFO would already block).
+func readRegular(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if m := st.Mode(); !m.IsRegular() {
+		kind := "a special file"
+		switch {
+		case m.IsDir():
+			kind = "a folder"
+		case m&os.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case m&os.ModeDevice != 0:
+			kind = "a device"
+		case m&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("%s is %s: %w", path, kind, ErrNotRegular)
+	}
+	return os.ReadFile(path)
 }
 
 func baseName(path string) string {

@@ -69,6 +69,8 @@ func TestOpenBadFiles(t *testing.T) {
 	}
 	_, err := Open(filepath.Join(dir, "missing.onnx"), Options{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = Open(dir, Options{})
+	assert.ErrorIs(t, err, ErrNotRegular, "Open of a folder")
 }
 
 // evalStart evaluates the start position and checks the output is a
