@@ -10,8 +10,12 @@
 //     executable, then $XDG_DATA_HOME/humchess/libonnxruntime.so.1
 //     (~/.local/share/humchess when XDG_DATA_HOME is unset);
 //  4. a copy embedded in the binary with the build tag ortembed (make
-//     build-embed), written at start-up to a private temporary directory
-//     (mode 0700) that Close removes.
+//     build-embed), loaded from an anonymous in-memory file (memfd, as
+//     /proc/self/fd/N) that the kernel frees with the process, however it
+//     ends; where a memfd cannot load (a kernel or policy that forbids
+//     executable memfds, no /proc), from one copy in $XDG_CACHE_HOME/humchess
+//     (~/.cache/humchess) named by the library's sha256, written atomically
+//     and reused by every later start.
 //
 // An explicit path or environment variable that names a missing file is an
 // error, not a reason to fall through: the user asked for that file. Every

@@ -54,7 +54,7 @@ const (
 )
 
 // Location is a library Resolve found. Path is empty for FromEmbedded until
-// Init writes the copy out.
+// Init writes the copy out (/proc/self/fd/N for the in-memory copy).
 type Location struct {
 	Path   string
 	Source Source
@@ -67,6 +67,8 @@ type finder struct {
 	exe      string // executable path; "" = skip
 	home     string // home directory for the XDG default; "" = skip
 	embedded []byte // the embedded library; nil = none
+	cache    string // folder of the embedded library's cached copy; "" = none
+	noMemfd  bool   // load the embedded library from the cached copy only (tests)
 }
 
 func defaultFinder() finder {
@@ -78,7 +80,7 @@ func defaultFinder() finder {
 		}
 	}
 	home, _ := os.UserHomeDir()
-	return finder{getenv: os.Getenv, wd: wd, exe: exe, home: home, embedded: embeddedLib}
+	return finder{getenv: os.Getenv, wd: wd, exe: exe, home: home, embedded: embeddedLib, cache: defaultCacheDir()}
 }
 
 func isFile(p string) bool {
@@ -161,7 +163,7 @@ var state struct {
 	loaded  bool
 	loc     Location
 	version string
-	tmpDir  string // holds the embedded copy; removed by Close
+	mem     *os.File // the memfd holding the embedded library; closed by Close
 }
 
 // Init loads the ONNX Runtime library once per process (see Resolve for the
@@ -185,21 +187,17 @@ func initWith(f finder, explicit string) error {
 	if err != nil {
 		return err
 	}
-	tmpDir := ""
+	var version string
+	var mem *os.File
 	if loc.Source == FromEmbedded {
-		tmpDir, loc.Path, err = writeEmbedded(f.embedded)
-		if err != nil {
-			return err
-		}
+		loc, version, mem, err = f.loadEmbedded()
+	} else {
+		version, err = load(loc)
 	}
-	version, err := load(loc)
 	if err != nil {
-		if tmpDir != "" {
-			_ = os.RemoveAll(tmpDir) // best effort: the load error matters more
-		}
 		return err
 	}
-	state.loaded, state.loc, state.version, state.tmpDir = true, loc, version, tmpDir
+	state.loaded, state.loc, state.version, state.mem = true, loc, version, mem
 	return nil
 }
 
@@ -229,20 +227,6 @@ func sameFile(a, b string) bool {
 	return os.SameFile(sa, sb)
 }
 
-// writeEmbedded writes lib into a fresh 0700 temporary directory.
-func writeEmbedded(lib []byte) (dir, path string, err error) {
-	dir, err = os.MkdirTemp("", "humchess-ort-")
-	if err != nil {
-		return "", "", fmt.Errorf("%w: writing the embedded copy: %v", ErrNoLibrary, err)
-	}
-	path = filepath.Join(dir, LibraryName)
-	if err := os.WriteFile(path, lib, 0o700); err != nil {
-		_ = os.RemoveAll(dir) // best effort cleanup of our own temp dir
-		return "", "", fmt.Errorf("%w: writing the embedded copy: %v", ErrNoLibrary, err)
-	}
-	return dir, path, nil
-}
-
 // Loaded reports the library this process loaded and its version string.
 func Loaded() (loc Location, version string, ok bool) {
 	state.Lock()
@@ -250,8 +234,8 @@ func Loaded() (loc Location, version string, ok bool) {
 	return state.loc, state.version, state.loaded
 }
 
-// Close destroys the ONNX Runtime environment and removes the embedded copy's
-// temporary directory. Sessions must be closed first. Init may be called again.
+// Close destroys the ONNX Runtime environment and closes the embedded
+// library's memfd. Sessions must be closed first. Init may be called again.
 func Close() error {
 	state.Lock()
 	defer state.Unlock()
@@ -262,11 +246,11 @@ func Close() error {
 	if err := ortgo.DestroyEnvironment(); err != nil {
 		errs = append(errs, fmt.Errorf("ort: destroying the environment: %w", err))
 	}
-	if state.tmpDir != "" {
-		if err := os.RemoveAll(state.tmpDir); err != nil {
-			errs = append(errs, fmt.Errorf("ort: removing %s: %w", state.tmpDir, err))
+	if state.mem != nil {
+		if err := state.mem.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("ort: closing the embedded library's memfd: %w", err))
 		}
 	}
-	state.loaded, state.loc, state.version, state.tmpDir = false, Location{}, "", ""
+	state.loaded, state.loc, state.version, state.mem = false, Location{}, "", nil
 	return errors.Join(errs...)
 }

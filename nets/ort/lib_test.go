@@ -1,11 +1,18 @@
 package ort
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -137,17 +144,59 @@ func TestInitBogusPath(t *testing.T) {
 	assert.Contains(t, err.Error(), EnvLibraryPath)
 }
 
-func TestWriteEmbedded(t *testing.T) {
-	dir, path, err := writeEmbedded([]byte("lib"))
+// TestCachedCopy checks the embedded library's copy in the cache folder:
+// named by its sha256, in a private folder, reused as it is, rewritten when
+// damaged, and leftover temporary files of killed starts removed.
+func TestCachedCopy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "humchess")
+	lib := []byte("lib v1")
+	sum := sha256.Sum256(lib)
+	p, err := cachedCopy(dir, lib)
 	require.NoError(t, err)
-	defer os.RemoveAll(dir)
+	assert.Equal(t, filepath.Join(dir, "libonnxruntime-"+hex.EncodeToString(sum[:])+".so"), p)
 	st, err := os.Stat(dir)
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm(), "private directory")
-	got, err := os.ReadFile(path)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm(), "private folder")
+	first, err := os.Stat(p)
 	require.NoError(t, err)
-	assert.Equal(t, "lib", string(got))
-	assert.Equal(t, LibraryName, filepath.Base(path))
+
+	again, err := cachedCopy(dir, lib)
+	require.NoError(t, err)
+	second, err := os.Stat(again)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(first, second), "the copy is reused, not rewritten")
+
+	require.NoError(t, os.WriteFile(p, []byte("damaged"), 0o700))
+	_, err = cachedCopy(dir, lib)
+	require.NoError(t, err)
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, lib, got, "a damaged copy is rewritten")
+
+	stale := filepath.Join(dir, filepath.Base(p)+".111.tmp")
+	fresh := filepath.Join(dir, filepath.Base(p)+".222.tmp") // another start writing now
+	require.NoError(t, os.WriteFile(stale, []byte("li"), 0o600))
+	require.NoError(t, os.WriteFile(fresh, []byte("l"), 0o600))
+	old := time.Now().Add(-2 * staleTemp)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	require.NoError(t, os.Remove(p))
+	_, err = cachedCopy(dir, lib)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{p, fresh}, filesUnder(t, dir), "the stale temporary file is removed, the fresh one kept")
+}
+
+// filesUnder lists the files (not folders) under dir.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	return out
 }
 
 func TestInitLoadsOnce(t *testing.T) {
@@ -160,55 +209,112 @@ func TestInitLoadsOnce(t *testing.T) {
 	require.NoError(t, Init(loc.Path), "the same explicit path is fine")
 }
 
-// envEmbedChild marks the child process of TestEmbeddedCopy.
-const envEmbedChild = "HUMCHESS_ORT_EMBED_CHILD"
+// The child process of TestEmbeddedLeavesNothing loads, as if embedded, the
+// library named by envEmbedChild, and ends as envEmbedEnd says: "close"
+// (ort.Close, then the test ends), "exit" (the test ends without Close, as
+// humchess does on quit or EOF) or "kill" (it waits to be killed). With
+// envEmbedNoMemfd set it may only use the cached copy.
+const (
+	envEmbedChild   = "HUMCHESS_ORT_EMBED_CHILD"
+	envEmbedEnd     = "HUMCHESS_ORT_EMBED_END"
+	envEmbedNoMemfd = "HUMCHESS_ORT_EMBED_NO_MEMFD"
+)
 
-// TestEmbeddedCopy loads the real library as if it were embedded, in a child
-// process (a process loads ONNX Runtime once): the copy is written to a 0700
-// temporary directory, runs a model, and Close removes it.
-func TestEmbeddedCopy(t *testing.T) {
+// TestEmbeddedLeavesNothing starts child processes that load the real
+// library as if it were embedded and end in every way, SIGKILL included:
+// the temporary folder stays empty, and the cache folder holds nothing (the
+// memfd) or the one copy named by the library's sha256 (without memfd).
+func TestEmbeddedLeavesNothing(t *testing.T) {
 	if os.Getenv(envEmbedChild) != "" {
 		embeddedChild(t)
 		return
 	}
 	if testing.Short() {
-		t.Skip("starts a child process (skipped with -short)")
+		t.Skip("starts child processes (skipped with -short)")
 	}
 	loc, err := Resolve("")
 	if err != nil || loc.Source == FromEmbedded {
 		t.Skipf("no ONNX Runtime library on disk to embed (run `make onnxruntime`): %v", err)
 	}
+	lib, err := os.ReadFile(loc.Path)
+	require.NoError(t, err)
+	sum := sha256.Sum256(lib)
+	for _, memfd := range []bool{true, false} {
+		t.Run(map[bool]string{true: "memfd", false: "cached-copy"}[memfd], func(t *testing.T) {
+			tmp, cache := t.TempDir(), t.TempDir()
+			for _, end := range []string{"close", "exit", "kill", "exit", "kill"} {
+				runEmbeddedChild(t, loc.Path, end, memfd, tmp, cache)
+			}
+			assert.Empty(t, filesUnder(t, tmp), "files left in the temporary folder")
+			var want []string
+			if !memfd {
+				want = []string{filepath.Join(cache, "humchess", "libonnxruntime-"+hex.EncodeToString(sum[:])+".so")}
+			}
+			assert.ElementsMatch(t, want, filesUnder(t, cache), "files in the cache folder")
+		})
+	}
+}
+
+// runEmbeddedChild runs one child process of TestEmbeddedLeavesNothing with
+// tmp as its temporary folder and cache as its cache home.
+func runEmbeddedChild(t *testing.T, lib, end string, memfd bool, tmp, cache string) {
+	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.Command(exe, "-test.run=^TestEmbeddedCopy$", "-test.v")
-	cmd.Env = append(os.Environ(), envEmbedChild+"="+loc.Path)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "child: %s", out)
-	assert.Contains(t, string(out), "embedded-ok", "child output: %s", out)
+	cmd := exec.Command(exe, "-test.run=^TestEmbeddedLeavesNothing$", "-test.v")
+	cmd.Env = append(os.Environ(), envEmbedChild+"="+lib, envEmbedEnd+"="+end, "TMPDIR="+tmp, "XDG_CACHE_HOME="+cache)
+	if !memfd {
+		cmd.Env = append(cmd.Env, envEmbedNoMemfd+"=1")
+	}
+	var out strings.Builder
+	cmd.Stderr = &out
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if end == "kill" && sc.Text() == "embedded-loaded" {
+			require.NoError(t, cmd.Process.Kill()) // SIGKILL
+			break
+		}
+	}
+	_, _ = io.Copy(io.Discard, stdout) // the rest, if any
+	err = cmd.Wait()
+	if end == "kill" {
+		require.Contains(t, out.String(), "embedded-loaded", "child (%s): %s", end, out.String())
+		return
+	}
+	require.NoError(t, err, "child (%s): %s", end, out.String())
+	assert.Contains(t, out.String(), "embedded-ok", "child (%s): %s", end, out.String())
 }
 
 func embeddedChild(t *testing.T) {
 	lib, err := os.ReadFile(os.Getenv(envEmbedChild))
 	require.NoError(t, err)
-	nowhere := t.TempDir()
-	f := finder{getenv: func(string) string { return "" }, wd: nowhere, embedded: lib}
+	noMemfd := os.Getenv(envEmbedNoMemfd) != ""
+	f := finder{getenv: func(string) string { return "" }, embedded: lib, cache: defaultCacheDir(), noMemfd: noMemfd}
 	require.NoError(t, initWith(f, ""))
 	loc, _, ok := Loaded()
 	require.True(t, ok)
 	require.Equal(t, FromEmbedded, loc.Source)
-	dir := filepath.Dir(loc.Path)
-	st, err := os.Stat(dir)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+	if !noMemfd {
+		assert.True(t, strings.HasPrefix(loc.Path, "/proc/self/fd/"), "loaded from %s, want the memfd", loc.Path)
+	}
 
 	s, err := NewSession(twoOut(t), SessionOptions{})
 	require.NoError(t, err)
 	out, err := s.Run(Tensor{Name: "x", Shape: []int64{1, 3}, Float32: []float32{1, 2, 3}})
 	require.NoError(t, err)
 	assert.Equal(t, []float32{2, 4, 6}, out[0].Float32)
-	require.NoError(t, s.Close())
-	require.NoError(t, Close())
-	_, err = os.Stat(dir)
-	assert.True(t, os.IsNotExist(err), "Close removes %s: %v", dir, err)
-	t.Log("embedded-ok")
+	switch os.Getenv(envEmbedEnd) {
+	case "kill":
+		fmt.Println("embedded-loaded")
+		time.Sleep(time.Minute) // until killed
+		t.Fatal("not killed")
+	case "close":
+		require.NoError(t, s.Close())
+		require.NoError(t, Close())
+	}
+	fmt.Println("embedded-ok")
 }
