@@ -73,7 +73,7 @@ func ParseOpponent(s string) (Opponent, error) {
 		return Opponent{}, nil
 	}
 	if len(f) < 3 {
-		return Opponent{}, fmt.Errorf("UCI_Opponent %q: want \"<title|none> <rating|none> <computer|human> <name>\"", s)
+		return Opponent{}, fmt.Errorf("UCI_Opponent %s: want \"<title|none> <rating|none> <computer|human> <name>\"", quote(s))
 	}
 	var o Opponent
 	switch t := strings.ToUpper(f[0]); {
@@ -81,12 +81,12 @@ func ParseOpponent(s string) (Opponent, error) {
 	case contains(titles, t):
 		o.Title = t
 	default:
-		return Opponent{}, fmt.Errorf("UCI_Opponent %q: unknown title %q (want one of %s or none)", s, f[0], strings.Join(titles, " "))
+		return Opponent{}, fmt.Errorf("UCI_Opponent %s: unknown title %s (want one of %s or none)", quote(s), quote(f[0]), strings.Join(titles, " "))
 	}
 	if !strings.EqualFold(f[1], "none") {
 		r, err := strconv.Atoi(f[1])
 		if err != nil || r < 0 || r > 4000 {
-			return Opponent{}, fmt.Errorf("UCI_Opponent %q: rating %q is not a number in 0..4000 or none", s, f[1])
+			return Opponent{}, fmt.Errorf("UCI_Opponent %s: rating %s is not a number in 0..4000 or none", quote(s), quote(f[1]))
 		}
 		o.Rating = r
 	}
@@ -95,7 +95,7 @@ func ParseOpponent(s string) (Opponent, error) {
 		o.Computer = true
 	case "human":
 	default:
-		return Opponent{}, fmt.Errorf("UCI_Opponent %q: %q is neither computer nor human", s, f[2])
+		return Opponent{}, fmt.Errorf("UCI_Opponent %s: %s is neither computer nor human", quote(s), quote(f[2]))
 	}
 	o.Name = strings.Join(f[3:], " ")
 	return o, nil
@@ -158,7 +158,7 @@ func spinCheck(name string, def, lo, hi int, help string, field func(*Options) *
 		set: func(o *Options, v string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%w: %s: %q is not an integer", ErrBadValue, name, v)
+				return fmt.Errorf("%w: %s: %s is not an integer", ErrBadValue, name, quote(v))
 			}
 			if n < lo || n > hi {
 				return fmt.Errorf("%w: %s: %d is out of range %d..%d", ErrBadValue, name, n, lo, hi)
@@ -185,7 +185,7 @@ func check(name string, def bool, help string, field func(*Options) *bool) optio
 			case "false":
 				*field(o) = false
 			default:
-				return fmt.Errorf("%w: %s: %q is neither true nor false", ErrBadValue, name, v)
+				return fmt.Errorf("%w: %s: %s is neither true nor false", ErrBadValue, name, quote(v))
 			}
 			return nil
 		},
@@ -270,7 +270,7 @@ func DefaultOptions() Options {
 func (o *Options) Set(name, value string) error {
 	opt, ok := findOption(name)
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownOption, name)
+		return fmt.Errorf("%w %s", ErrUnknownOption, quote(name))
 	}
 	c := *o
 	if err := opt.set(&c, value); err != nil {
@@ -284,7 +284,7 @@ func (o *Options) Set(name, value string) error {
 func (o *Options) Get(name string) (string, error) {
 	opt, ok := findOption(name)
 	if !ok {
-		return "", fmt.Errorf("%w %q", ErrUnknownOption, name)
+		return "", fmt.Errorf("%w %s", ErrUnknownOption, quote(name))
 	}
 	return opt.get(o), nil
 }

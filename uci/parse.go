@@ -50,9 +50,9 @@ func parsePosition(args []string) (fen string, moves []string, err error) {
 		rest = rest[i:]
 		switch {
 		case len(f) < 4:
-			return "", nil, fmt.Errorf("%w: position: FEN %q has %d fields, want 6", ErrSyntax, strings.Join(f, " "), len(f))
+			return "", nil, fmt.Errorf("%w: position: FEN %s has %d fields, want 6", ErrSyntax, quote(strings.Join(f, " ")), len(f))
 		case len(f) > 6:
-			return "", nil, fmt.Errorf("%w: position: FEN %q has %d fields, want 6", ErrSyntax, strings.Join(f, " "), len(f))
+			return "", nil, fmt.Errorf("%w: position: FEN %s has %d fields, want 6", ErrSyntax, quote(strings.Join(f, " ")), len(f))
 		case len(f) == 4:
 			f = append(f, "0", "1")
 		case len(f) == 5:
@@ -60,11 +60,11 @@ func parsePosition(args []string) (fen string, moves []string, err error) {
 		}
 		fen = strings.Join(f, " ")
 	default:
-		return "", nil, fmt.Errorf("%w: position: %q is neither startpos nor fen", ErrSyntax, args[0])
+		return "", nil, fmt.Errorf("%w: position: %s is neither startpos nor fen", ErrSyntax, quote(args[0]))
 	}
 	if len(rest) > 0 {
 		if rest[0] != "moves" {
-			return "", nil, fmt.Errorf("%w: position: unexpected %q (want moves)", ErrSyntax, rest[0])
+			return "", nil, fmt.Errorf("%w: position: unexpected %s (want moves)", ErrSyntax, quote(rest[0]))
 		}
 		moves = append([]string(nil), rest[1:]...)
 	}
@@ -103,7 +103,7 @@ func parseGo(args []string) (lim Limits, errs []error) {
 			continue
 		case "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime":
 		default:
-			bad("unknown token %q", key)
+			bad("unknown token %s", quote(key))
 			continue
 		}
 		if i+1 >= len(args) || goKeywords[args[i+1]] {
@@ -113,7 +113,7 @@ func parseGo(args []string) (lim Limits, errs []error) {
 		i++
 		n, err := strconv.ParseInt(args[i], 10, 64)
 		if err != nil {
-			bad("%s: %q is not an integer", key, args[i])
+			bad("%s: %s is not an integer", key, quote(args[i]))
 			continue
 		}
 		ms := time.Duration(max(n, 0)) * time.Millisecond

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // printer is the one place output goes through: a mutex-guarded writer
@@ -31,7 +33,46 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func errorLine(err error) string { return "info string error: " + oneLine(err.Error()) }
+// maxQuote is the most bytes of the GUI's text an error message quotes.
+const maxQuote = 64
+
+// maxMessage is the most bytes of one error message the server prints or
+// logs, whatever an Engine's error quotes.
+const maxMessage = 1000
+
+// quote quotes the GUI's text s for an error message: whole when short,
+// else its first maxQuote bytes and its length, so that a huge command line
+// never comes back whole.
+func quote(s string) string {
+	if len(s) <= maxQuote {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", runePrefix(s, maxQuote), len(s))
+}
+
+// clip cuts s to at most n bytes and "...".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return runePrefix(s, n) + "..."
+}
+
+// runePrefix is the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func runePrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func errorLine(err error) string {
+	return "info string error: " + clip(oneLine(err.Error()), maxMessage)
+}
 
 func optionLine(o option) string {
 	var b strings.Builder

@@ -161,7 +161,7 @@ func init() {
 func (s *Server) Execute(line string) (err error) {
 	defer func() {
 		if p := recover(); p != nil { // an Engine bug must not kill the loop
-			err = fmt.Errorf("internal error on %q: %v", oneLine(line), p)
+			err = fmt.Errorf("internal error on %s: %v", quote(oneLine(line)), p)
 			s.report(err)
 		}
 	}()
@@ -171,7 +171,7 @@ func (s *Server) Execute(line string) (err error) {
 	}
 	h, ok := commands[f[0]]
 	if !ok {
-		err := fmt.Errorf("%w %q", ErrUnknownCommand, f[0])
+		err := fmt.Errorf("%w %s", ErrUnknownCommand, quote(f[0]))
 		s.report(err)
 		for i := 1; i < len(f); i++ {
 			if _, ok := commands[f[i]]; ok {
@@ -194,7 +194,7 @@ func (s *Server) Execute(line string) (err error) {
 func (s *Server) report(err error) {
 	s.out.line(errorLine(err))
 	if s.Log != nil {
-		fmt.Fprintf(s.Log, "uci: %v\n", err)
+		fmt.Fprintf(s.Log, "uci: %s\n", clip(err.Error(), maxMessage))
 	}
 }
 
@@ -223,7 +223,7 @@ func (s *Server) cmdDebug(args []string) error {
 	case len(args) == 1 && args[0] == "off":
 		on = false
 	default:
-		return fmt.Errorf("%w: debug: want \"debug on|off\", got %q", ErrSyntax, strings.Join(args, " "))
+		return fmt.Errorf("%w: debug: want \"debug on|off\", got %s", ErrSyntax, quote(strings.Join(args, " ")))
 	}
 	s.debug = on // the server's alone: no Engine call, so it is safe while thinking
 	return nil
