@@ -14,9 +14,16 @@ type Clock struct {
 	Overhead  time.Duration // kept back for lag (MoveOverhead)
 }
 
+// MaxThink caps every think time, whatever the clock says (a GUI may send
+// 10^9 ms, or an int64's largest value, for a game without a real clock).
+// It is above the think-time head's longest bin (59.5 s to 119 s) and above
+// Remaining/20 for a 90-minute clock.
+const MaxThink = 5 * time.Minute
+
 // SafeLimit returns the longest a move may take: Remaining/20 (or
 // Remaining/(MovesToGo+2) when that is smaller) plus 0.8*Inc, minus
-// Overhead, never below 0. It returns -1 when Remaining is unknown.
+// Overhead, never below 0 nor above MaxThink. It returns -1 when Remaining
+// is unknown.
 func (c Clock) SafeLimit() time.Duration {
 	if c.Remaining < 0 {
 		return -1
@@ -25,8 +32,12 @@ func (c Clock) SafeLimit() time.Duration {
 	if c.MovesToGo > 0 {
 		div = min(div, c.MovesToGo+2)
 	}
-	limit := c.Remaining/time.Duration(div) + time.Duration(0.8*float64(max(c.Inc, 0))) - max(c.Overhead, 0)
-	return max(limit, 0)
+	// Clocks beyond any game's cannot raise the result above MaxThink, and
+	// bounding them keeps the sum from overflowing.
+	const bound = 100 * MaxThink
+	rem, inc := min(c.Remaining, bound), min(max(c.Inc, 0), bound)
+	limit := rem/time.Duration(div) + time.Duration(0.8*float64(inc)) - max(c.Overhead, 0)
+	return min(max(limit, 0), MaxThink)
 }
 
 // lastBinFactor sets the top of the last think-time bin: its lower edge
@@ -38,7 +49,7 @@ const lastBinFactor = 2
 // len(edges)+1) it samples a bin, then a time uniformly inside it (the last
 // bin reaches lastBinFactor times its lower edge). Without one it uses
 // HeuristicTime. The result never exceeds c.SafeLimit() when the clock is
-// known, and is never negative.
+// known, nor MaxThink, and is never negative.
 func ThinkTime(probs []float32, edges []float64, c Clock, topProb float64, rng *rand.Rand) time.Duration {
 	var t time.Duration
 	if len(probs) > 0 && len(probs) == len(edges)+1 {
@@ -69,20 +80,21 @@ func ThinkTime(probs []float32, edges []float64, c Clock, topProb float64, rng *
 	if limit := c.SafeLimit(); limit >= 0 {
 		t = min(t, limit)
 	}
-	return max(t, 0)
+	return min(max(t, 0), MaxThink)
 }
 
 // HeuristicTime is the think time for nets without a think-time head: a
 // share of the clock (Remaining/40 + 0.8*Inc, or 3 s with no clock) scaled
 // by how unsure the human is (0.5 for a move the net finds certain, 1.5 for
 // a flat distribution: 0.5 + (1 - topProb)) and by log-normal noise
-// (sigma 0.5). The caller caps it with Clock.SafeLimit.
+// (sigma 0.5), at most MaxThink. The caller caps it with Clock.SafeLimit.
 func HeuristicTime(c Clock, topProb float64, rng *rand.Rand) time.Duration {
-	mean := 3 * time.Second
+	mean := float64(3 * time.Second)
 	if c.Remaining >= 0 {
-		mean = c.Remaining/40 + time.Duration(0.8*float64(max(c.Inc, 0)))
+		mean = float64(c.Remaining)/40 + 0.8*float64(max(c.Inc, 0))
 	}
 	unsure := 0.5 + (1 - min(max(topProb, 0), 1))
 	noise := math.Exp(0.5 * rng.NormFloat64())
-	return time.Duration(float64(mean) * unsure * noise)
+	// In float64 until capped: a huge clock must not overflow time.Duration.
+	return time.Duration(min(mean*unsure*noise, float64(MaxThink)))
 }

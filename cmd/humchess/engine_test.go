@@ -1,18 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/humchess/humchess/uci/client/clienttest"
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/uci"
 )
 
@@ -169,6 +175,28 @@ func TestHumanTimingWaits(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "bestmove"); n != 2 {
 		t.Errorf("%d bestmoves for 2 go: %s", n, out.String())
+	}
+}
+
+// TestHugeClocksThinkCapped asks for moves with clocks no game has, on nets
+// with and without a think-time head: the human think time stays within
+// policy.MaxThink (it was hours without a time head).
+func TestHugeClocksThinkCapped(t *testing.T) {
+	for _, netFile := range []string{"", "nowdl.fake"} {
+		e := fakeEngine()
+		o := uci.DefaultOptions()
+		o.NetFile = netFile
+		require.NoError(t, e.Configure(o))
+		for _, clock := range []time.Duration{1e9 * time.Millisecond, 1 << 62, math.MaxInt64} {
+			for _, inc := range []time.Duration{0, clock} {
+				lim := uci.NoLimits()
+				lim.WTime, lim.BTime, lim.WInc, lim.BInc = clock, clock, inc, inc
+				res, err := e.Think(context.Background(), lim)
+				require.NoError(t, err)
+				assert.True(t, res.Think > 0 && res.Think <= policy.MaxThink, "net %q, clocks %v inc %v: think %v, want within 0..%v", netFile, clock, inc, res.Think, policy.MaxThink)
+			}
+		}
+		require.NoError(t, e.Close())
 	}
 }
 
