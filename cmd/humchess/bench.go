@@ -46,14 +46,11 @@ func benchMain(args []string) {
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: humchess bench [-net FILE | -random PRESET] [-threads N] [-n N] [-positions FILE]\n\n"+
-			"Plays the fixed bench positions through the UCI server (Temperature 0, Seed %d,\n"+
+	setUsage(fs, "bench [-net FILE | -random PRESET] [-threads N] [-n N] [-positions FILE]", fmt.Sprintf(
+		"Plays the fixed bench positions through the UCI server (Temperature 0, Seed %d,\n"+
 			"HumanTiming off) and prints the time from go to bestmove (p50, p99), the time from\n"+
 			"start to readyok (opening the net), positions per second, peak memory and the\n"+
-			"signature \"Bench: <hex>\" over the chosen moves and their rounded probabilities.\n\nflags:\n", benchSeed)
-		fs.PrintDefaults()
-	}
+			"signature \"Bench: <hex>\" over the chosen moves and their rounded probabilities.", benchSeed))
 	netFile := fs.String("net", "", "net file: a HumChess .onnx/.safetensors or a Maia/Lc0 .pb.gz; empty = the embedded default")
 	random := fs.String("random", "", "bench a HumChess transformer preset (tiny, default, large) with random weights (seed 1), written to a temporary .onnx")
 	threads := fs.Int("threads", 1, "CPU threads for the net (UCI Threads)")

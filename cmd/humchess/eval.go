@@ -61,10 +61,9 @@ func runEval(args []string) error {
 	csvPath := fs.String("csv", "", "write the full tables as CSV to this file")
 	plots := fs.String("plots", "", "write PNG plots (accuracy by rating band) into this folder")
 	quiet := fs.Bool("quiet", false, "no progress lines")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: humchess eval [flags] GAMES.pgn[.zst|.bz2] ...")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "eval [flags] GAMES.pgn[.zst|.bz2] ...",
+		"Measures how often nets and engines play the move the human played in the games\n"+
+			"(move matching: top-1, top-3, cross-entropy), by rating band, time class, phase and clock.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -74,9 +76,19 @@ func main() {
 			fmt.Fprintf(os.Stderr, "humchess: unknown command %q\n\n%s", cmd, usage)
 			os.Exit(2)
 		}
-		if err := run(args[1:]); err != nil {
+		if err := run(args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
+			// -h has printed the usage: a request, not an error.
 			fmt.Fprintf(os.Stderr, "humchess %s: %v\n", cmd, err)
 			os.Exit(1)
 		}
+	}
+}
+
+// setUsage gives a subcommand's flags the help -h prints, the same for every
+// subcommand: "usage: humchess <synopsis>", what it does, its flags.
+func setUsage(fs *flag.FlagSet, synopsis, about string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: humchess %s\n\n%s\n\nflags:\n", synopsis, about)
+		fs.PrintDefaults()
 	}
 }

@@ -17,6 +17,9 @@ import (
 // runMatch is "humchess match": two UCI engines play each other.
 func runMatch(args []string) error {
 	fs := flag.NewFlagSet("match", flag.ContinueOnError)
+	setUsage(fs, "match -engine1 COMMAND -engine2 COMMAND [flags]",
+		"Plays games between two UCI engines (each opening twice, colours swapped) and\n"+
+			"prints the score; -pgn writes the games.")
 	var cmds, names, options [2]string
 	var elos [2]int
 	for i := range 2 {

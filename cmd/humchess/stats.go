@@ -16,6 +16,9 @@ import (
 // side by side.
 func runStats(args []string) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
+	setUsage(fs, "stats [flags] [-set NAME=FILE...] [FILE...]",
+		"Prints human-likeness statistics of sets of games side by side: think times by\n"+
+			"time control, blunder rate by rating band, game lengths and opening variety.")
 	var sets listFlag
 	fs.Var(&sets, "set", "a set of games NAME=FILE[,FILE...][@PLAYER] (PGN); @PLAYER keeps that player's games and judges only its moves; repeatable; plain arguments are sets named after the file")
 	player := fs.String("player", "", "judge only this player's moves (White/Black tag, any case) in every set without its own @PLAYER")
