@@ -49,7 +49,9 @@ fi
 # the new ABI (Debian's, PyTorch's own builds since 2.7), none under the old one.
 if [[ -n "${GOTCH_CXX11_ABI:-}" ]]; then
 	ABI="$GOTCH_CXX11_ABI"
-elif nm -D --defined-only "$TORCH_LIB/libc10.so" 2>/dev/null | grep -q '__cxx11'; then
+# (grep reads all of nm's output: with grep -q, nm can die of SIGPIPE and
+# pipefail then reads the match as a failure, which picks the wrong ABI.)
+elif nm -D --defined-only "$TORCH_LIB/libc10.so" 2>/dev/null | grep '__cxx11' >/dev/null; then
 	ABI=1
 elif [[ -e "$TORCH_LIB/libc10.so" ]] && command -v nm >/dev/null; then
 	ABI=0
