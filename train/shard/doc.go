@@ -34,12 +34,18 @@
 //	        moves, in the order of Encoded.Legal: round(p*65535) of the
 //	        teacher's probability p of that move
 //
-// The decoder (DecodeSampleTeacher) divides by the sum of the stored values,
+// A teacher section may be followed by the teacher's value (AppendTeacherWDL):
+//
+//	tag     1 byte, TeacherWDLTag ('W')
+//	wdl     3 x uint16 little-endian: round(p*65535) of the teacher's win,
+//	        draw and loss probabilities for the mover
+//
+// The decoder (DecodeSampleTeacher, DecodeSampleDistill) divides by the sum of the stored values,
 // so the distribution sums to 1 again. A record ending after its targets has
 // no teacher, so sets written before teacher sections existed read unchanged;
 // a set whose records carry one names the labelling net in Manifest.Teacher.
-// Any other trailing bytes, a section whose length is not 1+2n, or one whose
-// values are all zero fail with ErrCorrupt.
+// Any other trailing bytes, a section whose length is not 1+2n (1+2n+7 with
+// the value section), or one whose values are all zero fail with ErrCorrupt.
 //
 // # Atomic writes
 //

@@ -90,6 +90,60 @@ func TestSampleTeacherRoundTrip(t *testing.T) {
 	assert.Nil(t, got)
 }
 
+// TestSampleTeacherWDL round-trips a teacher value section and feeds
+// damaged ones to the decoder.
+func TestSampleTeacherWDL(t *testing.T) {
+	rec, e, tg, p := teacherRecord(t)
+	full, err := AppendTeacherWDL(append([]byte(nil), rec...), [3]float32{0.5, 0.3, 0.2})
+	require.NoError(t, err)
+	require.Len(t, full, len(rec)+7)
+
+	var e2 board.Encoded
+	var t2 board.Targets
+	var d Distill
+	require.NoError(t, DecodeSampleDistill(full, &e2, &t2, &d))
+	assert.Equal(t, e, e2)
+	assert.Equal(t, tg, t2)
+	require.True(t, d.HasWDL)
+	assert.InDeltaSlice(t, []float32{0.5, 0.3, 0.2}, d.WDL[:], 1e-4)
+	require.Len(t, d.Moves, len(p))
+	moves, err := DecodeSampleTeacher(full, &e2, &t2, nil)
+	require.NoError(t, err)
+	assert.Equal(t, d.Moves, moves, "the value section leaves the move distribution alone")
+	require.NoError(t, DecodeSample(full, &e2, &t2))
+
+	// without the value section, and without any teacher
+	require.NoError(t, DecodeSampleDistill(rec, &e2, &t2, &d))
+	assert.False(t, d.HasWDL)
+	assert.NotNil(t, d.Moves)
+	require.NoError(t, DecodeSampleDistill(AppendSample(nil, &e, &tg), &e2, &t2, &d))
+	assert.False(t, d.HasWDL)
+	assert.Nil(t, d.Moves)
+
+	zeros := append(append([]byte(nil), rec...), TeacherWDLTag, 0, 0, 0, 0, 0, 0)
+	badTag := append([]byte(nil), full...)
+	badTag[len(rec)] = 'X'
+	for name, bad := range map[string][]byte{
+		"short by one":   full[:len(full)-1],
+		"only the tag":   full[:len(rec)+1],
+		"one extra byte": append(append([]byte(nil), full...), 0),
+		"all zero":       zeros,
+		"unknown tag":    badTag,
+	} {
+		assert.ErrorIs(t, DecodeSampleDistill(bad, &e2, &t2, &d), ErrCorrupt, name)
+		assert.ErrorIs(t, DecodeSample(bad, &e2, &t2), ErrCorrupt, name)
+	}
+	for name, w := range map[string][3]float32{
+		"negative": {0.5, -0.1, 0.6},
+		"nan":      {float32(math.NaN()), 1, 0},
+		"inf":      {float32(math.Inf(1)), 1, 0},
+		"zero":     {0, 0, 0},
+	} {
+		_, err := AppendTeacherWDL(nil, w)
+		assert.ErrorIs(t, err, ErrTeacher, name)
+	}
+}
+
 // TestSampleTeacherCorrupt feeds damaged teacher sections to the decoder.
 func TestSampleTeacherCorrupt(t *testing.T) {
 	rec, e, tg, _ := teacherRecord(t)
