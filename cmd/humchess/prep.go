@@ -62,7 +62,7 @@ func runPrep(args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	if cfg.Teacher != "" {
-		cfg.OpenTeacher = teacherOpener(cfg.Teacher)
+		cfg.OpenTeacher = openTeacher
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -74,16 +74,14 @@ func runPrep(args []string) error {
 	return sum.WriteText(os.Stderr)
 }
 
-// teacherOpener opens the prep teacher net: a net file by its content, or
-// the embedded default net for "default", with one ONNX Runtime thread (prep
+// openTeacher opens a prep teacher net: a net file by its content, or the
+// embedded default net for "default", with one ONNX Runtime thread (prep
 // opens one per worker).
-func teacherOpener(path string) func() (nets.Net, error) {
-	return func() (nets.Net, error) {
-		if path == "default" {
-			return openDefaultNet(1)
-		}
-		return openNet(path, 1)
+func openTeacher(path string) (nets.Net, error) {
+	if path == "default" {
+		return openDefaultNet(1)
 	}
+	return openNet(path, 1)
 }
 
 // findFlag returns the value of -name or --name (as "-name v" or "-name=v").

@@ -59,12 +59,13 @@ type Config struct {
 	// Teacher labelling (distillation): every kept position is evaluated
 	// with the Teacher net and its record carries softmax(logits) over the
 	// legal moves (shard.AppendTeacher).
-	Teacher      string `json:"teacher"`       // net file (HumChess .onnx/.safetensors, Lc0/Maia .pb.gz) or "default" (the embedded net); "" = no teacher
+	Teacher      string `json:"teacher"`       // net file (HumChess .onnx/.safetensors, Lc0/Maia .pb.gz), "default" (the embedded net), or a directory of band nets NAME-RATING.EXT (the mover's band labels each position); "" = no teacher
 	TeacherBatch int    `json:"teacher_batch"` // positions per teacher evaluation; 0 = DefaultTeacherBatch
-	// OpenTeacher opens one instance of the Teacher net; Run calls it once
-	// per worker (a nets.Net serves one caller at a time). Required when
-	// Teacher is set; cmd/humchess sets it (nets/load).
-	OpenTeacher func() (nets.Net, error) `json:"-"`
+	// OpenTeacher opens one instance of a teacher net file (Teacher, or a
+	// band net of its directory); Run calls it once per worker and net (a
+	// nets.Net serves one caller at a time). Required when Teacher is set;
+	// cmd/humchess sets it (nets/load).
+	OpenTeacher func(file string) (nets.Net, error) `json:"-"`
 }
 
 // DefaultConfig returns the default configuration.
@@ -228,6 +229,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxGames, "max-games", c.MaxGames, "stop after this many games (0 = all)")
 	fs.BoolVar(&c.Plots, "plots", c.Plots, "write PNG histograms")
 	fs.BoolVar(&c.Quiet, "quiet", c.Quiet, "no progress bar")
-	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution, for distillation: a net file or \"default\" (the embedded net)")
+	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution and win/draw/loss, for distillation: a net file, \"default\" (the embedded net), or a directory of band nets such as ../shared/maia (each position labelled by the net of the mover's band, between two band centres by one of the neighbours chosen by distance)")
 	fs.IntVar(&c.TeacherBatch, "teacher-batch", c.TeacherBatch, "positions per teacher evaluation")
 }

@@ -201,6 +201,7 @@ const (
 	saltBalance uint64 = 0xba1a
 	saltEarly   uint64 = 0xea21
 	saltSplit   uint64 = 0x5b17
+	saltTeacher uint64 = 0x7eac
 )
 
 // GameID returns a stable identifier of a game: a hash of its Site tag when

@@ -150,7 +150,7 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 				out.data = shard.AppendSample(out.data, &w.enc, &t)
 				out.ends = append(out.ends, int32(len(out.data)))
 				if w.teach != nil {
-					w.teach.add(g, ctx)
+					w.teach.add(g, ctx, unit(j.id, cfg.Seed, saltTeacher, i))
 				}
 				if moverClock >= 0 {
 					w.clockAfter.Add(moverClock)
@@ -169,8 +169,6 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 // dropped (an illegal move after some kept positions).
 func (w *worker) dropGame(out *gameOut) {
 	if w.teach != nil && len(out.ends) > 0 {
-		q := w.teach.queue
-		clear(q[len(q)-len(out.ends):])
-		w.teach.queue = q[:len(q)-len(out.ends)]
+		w.teach.unqueue(len(out.ends))
 	}
 }

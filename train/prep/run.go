@@ -224,8 +224,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	sum.Seconds = time.Since(start).Seconds()
 	var teacherInfo *shard.Teacher
 	if teachers != nil {
-		info := teachers[0].net.Info()
-		sum.Teacher = info.Name
+		sum.Teacher = teachers[0].name()
 		sum.TeacherPositions = cnt.labelled.Load()
 		for _, t := range teachers {
 			sum.TeacherSeconds += t.evaluated.Seconds()
@@ -233,7 +232,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 		if sum.TeacherPositions != sum.PositionsKept {
 			return nil, fmt.Errorf("prep: teacher labelled %d positions, %d kept", sum.TeacherPositions, sum.PositionsKept)
 		}
-		teacherInfo = &shard.Teacher{File: cfg.Teacher, Name: info.Name, Kind: info.Kind, Hash: info.Hash, Positions: sum.TeacherPositions}
+		teacherInfo = teachers[0].info(cfg.Teacher, sum.TeacherPositions)
 	}
 
 	if cfg.Plots {
@@ -275,21 +274,32 @@ func openTeachers(cfg *Config) ([]*teacher, error) {
 	if batch == 0 {
 		batch = DefaultTeacherBatch
 	}
+	files, err := teacherFiles(cfg.Teacher)
+	if err != nil {
+		return nil, fmt.Errorf("prep: teacher: %w", err)
+	}
 	ts := make([]*teacher, 0, cfg.Workers)
 	for range cfg.Workers {
-		n, err := cfg.OpenTeacher()
-		if err != nil {
-			closeTeachers(ts)
-			return nil, fmt.Errorf("prep: teacher %s: %w", cfg.Teacher, err)
+		t := &teacher{batch: batch}
+		ts = append(ts, t)
+		for _, f := range files {
+			n, err := cfg.OpenTeacher(f.file)
+			if err != nil {
+				closeTeachers(ts)
+				return nil, fmt.Errorf("prep: teacher %s: %w", f.file, err)
+			}
+			f.net = n
+			t.bands = append(t.bands, f)
 		}
-		ts = append(ts, &teacher{net: n, batch: batch})
 	}
 	return ts, nil
 }
 
 func closeTeachers(ts []*teacher) {
 	for _, t := range ts {
-		_ = t.net.Close() // nothing to do about a failed close of a read-only net
+		for _, b := range t.bands {
+			_ = b.net.Close() // nothing to do about a failed close of a read-only net
+		}
 	}
 }
 

@@ -3,9 +3,12 @@ package prep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,7 +26,26 @@ func fakeTeacherLogit(idx int, ctx board.Context) float32 {
 	return float32(idx%13)/3 + ctx.MoverRating/1000
 }
 
-func fakeTeacher() (nets.Net, error) {
+// fakeTeacherWDL is the test teacher's win/draw/loss: a function of the
+// mover's rating.
+func fakeTeacherWDL(ctx board.Context) [3]float32 {
+	w := ctx.MoverRating / 4000
+	return [3]float32{w, 0.2, 0.8 - w}
+}
+
+// wdlNet is a fake net whose win/draw/loss is fakeTeacherWDL.
+type wdlNet struct{ *nets.Fake }
+
+func (n wdlNet) Evaluate(ctx context.Context, in []nets.Input) ([]nets.Output, error) {
+	out, err := n.Fake.Evaluate(ctx, in)
+	for i := range out {
+		w := fakeTeacherWDL(in[i].Ctx)
+		out[i].WDL = w[:]
+	}
+	return out, err
+}
+
+func fakeTeacher(string) (nets.Net, error) {
 	f := nets.NewFake(1)
 	f.Logits = func(in nets.Input, moves []board.Move) []float32 {
 		out := make([]float32, len(moves))
@@ -33,7 +55,7 @@ func fakeTeacher() (nets.Net, error) {
 		}
 		return out
 	}
-	return f, nil
+	return wdlNet{f}, nil
 }
 
 // readAll returns every record of a set, split by split.
@@ -88,14 +110,19 @@ func TestTeacherLabels(t *testing.T) {
 
 	var e board.Encoded
 	var tg board.Targets
-	var p []float32
+	var d shard.Distill
 	for i, rec := range recs {
-		var err error
-		p, err = shard.DecodeSampleTeacher(rec, &e, &tg, p)
-		require.NoError(t, err)
+		require.NoError(t, shard.DecodeSampleDistill(rec, &e, &tg, &d))
+		p := d.Moves
 		require.Len(t, p, len(e.Legal), "record %d", i)
-		// the record without its teacher section is the plain run's record
-		require.Equal(t, plain[i], rec[:len(rec)-1-2*len(e.Legal)], "record %d", i)
+		// the record without its teacher sections is the plain run's record
+		require.Equal(t, plain[i], rec[:len(rec)-1-2*len(e.Legal)-7], "record %d", i)
+		// the teacher's win/draw/loss for this position
+		require.True(t, d.HasWDL, "record %d", i)
+		want := fakeTeacherWDL(e.Ctx)
+		for k := range 3 {
+			require.InDelta(t, want[k], d.WDL[k], 2.0/65535, "record %d wdl %d", i, k)
+		}
 		var z float64
 		for _, l := range e.Legal {
 			z += math.Exp(float64(fakeTeacherLogit(int(l), e.Ctx)))
@@ -126,11 +153,11 @@ func TestTeacherFails(t *testing.T) {
 	_, err := Run(context.Background(), cfg, io.Discard)
 	require.ErrorIs(t, err, ErrConfig, "a teacher without OpenTeacher")
 
-	cfg.OpenTeacher = func() (nets.Net, error) { return nil, boom }
+	cfg.OpenTeacher = func(string) (nets.Net, error) { return nil, boom }
 	_, err = Run(context.Background(), cfg, io.Discard)
 	require.ErrorIs(t, err, boom)
 
-	cfg.OpenTeacher = func() (nets.Net, error) {
+	cfg.OpenTeacher = func(string) (nets.Net, error) {
 		f := nets.NewFake(1)
 		f.Err, f.FailFrom = boom, 3
 		return f, nil
@@ -168,4 +195,126 @@ func TestTeacherBadMoveGame(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, p, len(e.Legal), "record %d", i)
 	}
+}
+
+// bandLogit is the logit the band test teachers give a move: each band's net
+// has its own pattern, so a stored distribution tells which net made it.
+func bandLogit(idx, rating int) float32 {
+	return float32(mix64(uint64(idx)*0x9e37+uint64(rating))%16) / 4
+}
+
+// TestTeacherBands labels with a directory of band nets and checks that each
+// position goes to the net of the mover's band: below the lowest centre and
+// above the highest to the end bands, between two centres to one of the two,
+// the nearer more often, in the proportion of its closeness.
+func TestTeacherBands(t *testing.T) {
+	in := dataFile(t, lichessSample)
+	dir := t.TempDir()
+	ratings := []int{1300, 1500, 1700}
+	for _, r := range ratings {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("t-%d.pb.gz", r)), nil, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), nil, 0o644)) // not a band net
+	cfg := testConfig(t, in)
+	cfg.MaxGames = 800
+	cfg.Teacher, cfg.TeacherBatch = dir, 16
+	cfg.OpenTeacher = func(file string) (nets.Net, error) {
+		m := bandFile.FindStringSubmatch(file)
+		require.NotNil(t, m, file)
+		r, _ := strconv.Atoi(m[1])
+		f := nets.NewFake(uint64(r))
+		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
+			out := make([]float32, len(moves))
+			for k, mv := range moves {
+				idx, _ := board.MoveToIndex(mv, in.Game.WhiteToMove())
+				out[k] = bandLogit(idx, r)
+			}
+			return out
+		}
+		return f, nil
+	}
+	sum, err := Run(context.Background(), cfg, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "fake-1300+fake-1500+fake-1700", sum.Teacher)
+	set, recs := readAll(t, cfg.Out)
+	require.Equal(t, "bands(fake)", set.Manifest.Teacher.Kind)
+
+	// which returns the band whose distribution a record holds, 0 when
+	// several bands' distributions agree (a single legal move, say).
+	which := func(e *board.Encoded, p []float32) int {
+		found := 0
+		for _, r := range ratings {
+			var z float64
+			for _, l := range e.Legal {
+				z += math.Exp(float64(bandLogit(int(l), r)))
+			}
+			ok := true
+			for k, l := range e.Legal {
+				if math.Abs(math.Exp(float64(bandLogit(int(l), r)))/z-float64(p[k])) > (1+float64(len(p))/2)/65535 {
+					ok = false
+					break
+				}
+			}
+			if ok && found != 0 {
+				return 0
+			}
+			if ok {
+				found = r
+			}
+		}
+		return found
+	}
+	var e board.Encoded
+	var tg board.Targets
+	var d shard.Distill
+	var upper, expect float64 // between the 1350 and 1550 centres: picks of 1500, and their expectation
+	var between, ambiguous int
+	for i, rec := range recs {
+		require.NoError(t, shard.DecodeSampleDistill(rec, &e, &tg, &d))
+		got, r := which(&e, d.Moves), float64(e.Ctx.MoverRating)
+		switch {
+		case got == 0: // a few legal moves can make two bands' distributions agree
+			require.LessOrEqual(t, len(e.Legal), 3, "record %d: no single band's distribution", i)
+			ambiguous++
+		case r <= 1350:
+			require.Equal(t, 1300, got, "record %d, mover %v", i, r)
+		case r >= 1750:
+			require.Equal(t, 1700, got, "record %d, mover %v", i, r)
+		case r < 1550:
+			require.Contains(t, []int{1300, 1500}, got, "record %d, mover %v", i, r)
+			between++
+			expect += (r - 1350) / 200
+			if got == 1500 {
+				upper++
+			}
+		default:
+			require.Contains(t, []int{1500, 1700}, got, "record %d, mover %v", i, r)
+		}
+	}
+	require.Less(t, ambiguous, len(recs)/20, "records no single band's distribution matches")
+	require.Greater(t, between, 600)
+	// picks are per position, but positions of one game share a rating: allow
+	// for the games' correlation with a wide margin
+	assert.InDelta(t, expect/float64(between), upper/float64(between), 0.05)
+	assert.Greater(t, upper, 0.1*float64(between))
+	assert.Less(t, upper, 0.9*float64(between))
+}
+
+// TestTeacherBandFiles checks the resolution of Config.Teacher.
+func TestTeacherBandFiles(t *testing.T) {
+	bs, err := teacherFiles("x.pb.gz")
+	require.NoError(t, err)
+	assert.Equal(t, []bandNet{{file: "x.pb.gz"}}, bs)
+	dir := t.TempDir()
+	_, err = teacherFiles(dir)
+	require.ErrorContains(t, err, "no band nets")
+	for _, n := range []string{"maia-1900.pb.gz", "maia-1100.pb.gz", "notes.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
+	}
+	bs, err = teacherFiles(dir)
+	require.NoError(t, err)
+	assert.Equal(t, []bandNet{{file: filepath.Join(dir, "maia-1100.pb.gz"), rating: 1100}, {file: filepath.Join(dir, "maia-1900.pb.gz"), rating: 1900}}, bs)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other-1100.onnx"), nil, 0o644))
+	_, err = teacherFiles(dir)
+	require.ErrorContains(t, err, "two nets for band 1100")
 }
