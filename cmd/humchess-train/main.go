@@ -39,8 +39,10 @@ func run(args []string, log io.Writer) error {
 	switch args[0] {
 	case "train":
 		var resume bool
+		var extendTo int
 		cfg, rest, err := torch.ParseArgs("humchess-train train", args[1:], func(fs *flag.FlagSet) {
 			fs.BoolVar(&resume, "resume", false, "continue the run in -out from its last checkpoint")
+			fs.IntVar(&extendTo, "extend-to", 0, "with -resume: continue the run to this many steps, a new learning-rate cycle after its last configured step")
 		})
 		if err != nil {
 			return err
@@ -53,7 +55,10 @@ func run(args []string, log io.Writer) error {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume})
+		if extendTo > 0 && !resume {
+			return errors.New("train: -extend-to continues a run: use it with -resume")
+		}
+		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, ExtendTo: extendTo})
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
 			return nil

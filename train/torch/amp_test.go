@@ -14,7 +14,7 @@ import (
 // returns the move logits and the WDL logits as float32.
 func forwardAmp(t *testing.T, m *Model, c Config, exs []Example, a amp) (move, wdl []float32, dtype gotch.DType) {
 	t.Helper()
-	hb, err := fillBatch(c.Contract(), exs, 1)
+	hb, err := fillBatch(c.Contract(), exs, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

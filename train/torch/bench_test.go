@@ -41,7 +41,7 @@ func benchStep(b *testing.B, preset string, a amp) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hb, err := fillBatch(c.Contract(), exs, 1)
+	hb, err := fillBatch(c.Contract(), exs, 1, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

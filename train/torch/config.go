@@ -36,7 +36,11 @@ type Config struct {
 	Precision string `json:"precision"`
 	Seed      uint64 `json:"seed"` // initialisation and data order
 
-	Steps       int     `json:"steps"`        // optimizer steps
+	Steps int `json:"steps"` // optimizer steps
+	// CycleStart is the step the current learning-rate cycle (warm-up, then
+	// cosine decay to Steps) started after: 0 for a run's first cycle, the
+	// previous end for a run extended on resume (Options.ExtendTo).
+	CycleStart  int     `json:"cycle_start,omitempty"`
 	BatchSize   int     `json:"batch_size"`   // positions per micro-batch
 	Accum       int     `json:"accum"`        // micro-batches per optimizer step
 	LR          float64 `json:"lr"`           // peak learning rate
@@ -62,11 +66,14 @@ type Config struct {
 	// DistillMix is the weight of a record's teacher distribution in the move
 	// target when it has one: target = (1-mix)*onehot(played) + mix*teacher.
 	DistillMix float64 `json:"distill_mix"`
+	// DistillWDLMix is the weight of a record's teacher win/draw/loss in the
+	// value target when it has one: (1-mix)*onehot(result) + mix*teacher.
+	DistillWDLMix float64 `json:"distill_wdl_mix"`
 
 	LogEvery     int `json:"log_every"`     // steps between progress lines and metric records
 	ValEvery     int `json:"val_every"`     // steps between validations
 	CkptEvery    int `json:"ckpt_every"`    // steps between checkpoints (a killed run loses at most this many)
-	ValPositions int `json:"val_positions"` // validation positions (the first of the split, fixed)
+	ValPositions int `json:"val_positions"` // validation positions (fixed, spread evenly over the split: ReadSpread)
 
 	ContractDerived uint32 `json:"contract_derived"` // board.Contract.Derived bits of the inputs
 }
@@ -87,7 +94,7 @@ func base() Config {
 		TrainSplit: "train", ValSplit: "validation", Out: "run",
 		Device: "auto", Precision: "auto", Seed: 1,
 		Accum: 1, Beta1: 0.9, Beta2: 0.95, AdamEps: 1e-8, ClipNorm: 1,
-		WMove: 1, WWDL: 0.5, WTime: 0.1, WFrom: 0.05, WTo: 0.05, WLegal: 0.1, DistillMix: 1,
+		WMove: 1, WWDL: 0.5, WTime: 0.1, WFrom: 0.05, WTo: 0.05, WLegal: 0.1, DistillMix: 1, DistillWDLMix: 0.5,
 		ContractDerived: board.DefaultContract().Derived,
 	}
 }
@@ -174,6 +181,8 @@ func (c *Config) Validate() error {
 		return bad("loss weights", []float64{c.WMove, c.WWDL, c.WTime, c.WFrom, c.WTo, c.WLegal}, ">= 0")
 	case c.DistillMix < 0 || c.DistillMix > 1:
 		return bad("distill_mix", c.DistillMix, "0..1")
+	case c.DistillWDLMix < 0 || c.DistillWDLMix > 1:
+		return bad("distill_wdl_mix", c.DistillWDLMix, "0..1")
 	case c.LogEvery < 1 || c.ValEvery < 1 || c.CkptEvery < 1:
 		return bad("log_every/val_every/ckpt_every", []int{c.LogEvery, c.ValEvery, c.CkptEvery}, ">= 1")
 	case c.ValPositions < 0:
@@ -227,6 +236,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.WTo, "w-to", c.WTo, "to-square loss weight")
 	fs.Float64Var(&c.WLegal, "w-legal", c.WLegal, "legal-moves head loss weight (with -legal-head)")
 	fs.Float64Var(&c.DistillMix, "distill-mix", c.DistillMix, "weight of a teacher distribution in the move target")
+	fs.Float64Var(&c.DistillWDLMix, "distill-wdl-mix", c.DistillWDLMix, "weight of a teacher win/draw/loss in the value target")
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "steps between progress lines")
 	fs.IntVar(&c.ValEvery, "val-every", c.ValEvery, "steps between validations")
 	fs.IntVar(&c.CkptEvery, "ckpt-every", c.CkptEvery, "steps between checkpoints")

@@ -23,6 +23,11 @@ type Example struct {
 	// of Enc.Legal (it should sum to 1). The move target is then
 	// (1-DistillMix)*onehot(Tgt.Move) + DistillMix*Teacher.
 	Teacher []float32
+	// TeacherWDL, when HasTeacherWDL, is the teacher's win/draw/loss for the
+	// mover; the value target is then (1-DistillWDLMix)*onehot(Tgt.Result) +
+	// DistillWDLMix*TeacherWDL.
+	TeacherWDL    [3]float32
+	HasTeacherWDL bool
 }
 
 // Source yields examples in a deterministic, resumable order.
@@ -66,12 +71,14 @@ func (s *ShardSource) Next(ex *Example) error {
 // decodeExample decodes a record into ex, reusing ex.Enc.Legal's and
 // ex.Teacher's storage; ex.Teacher is nil when the record has no teacher.
 func decodeExample(rec []byte, ex *Example) error {
-	t, err := shard.DecodeSampleTeacher(rec, &ex.Enc, &ex.Tgt, ex.Teacher)
+	d := shard.Distill{Moves: ex.Teacher}
+	err := shard.DecodeSampleDistill(rec, &ex.Enc, &ex.Tgt, &d)
 	if err != nil {
-		ex.Teacher = nil
+		ex.Teacher, ex.HasTeacherWDL = nil, false
 		return fmt.Errorf("%w: %w", ErrData, err)
 	}
-	ex.Teacher = t // nil without a teacher section
+	ex.Teacher = d.Moves // nil without a teacher section
+	ex.TeacherWDL, ex.HasTeacherWDL = d.WDL, d.HasWDL
 	return nil
 }
 
@@ -93,6 +100,39 @@ func ReadExamples(set *shard.Set, split string, n int) ([]Example, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		var ex Example
+		if err := decodeExample(rec, &ex); err != nil {
+			return nil, err
+		}
+		out = append(out, ex)
+	}
+	return out, nil
+}
+
+// ReadSpread reads n examples spread evenly over a split (every k-th record),
+// so that validation covers every source file of a
+// set rather than the first one (k = records/n rounded down, so the n come
+// from all but less than k records at the end); n <= 0 or n >= the split's
+// records reads all.
+func ReadSpread(set *shard.Set, split string, n int) ([]Example, error) {
+	total := set.Records(split)
+	if n <= 0 || int64(n) >= total {
+		return ReadExamples(set, split, 0)
+	}
+	k := total / int64(n)
+	r := set.Reader(split)
+	var out []Example
+	for i := int64(0); len(out) < n; i++ {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i%k != 0 {
+			continue
 		}
 		var ex Example
 		if err := decodeExample(rec, &ex); err != nil {
@@ -133,7 +173,7 @@ type hostBatch struct {
 }
 
 // fillBatch converts examples into a host batch.
-func fillBatch(c board.Contract, exs []Example, mix float64) (*hostBatch, error) {
+func fillBatch(c board.Contract, exs []Example, mix, wdlMix float64) (*hostBatch, error) {
 	n := len(exs)
 	S, G := c.SquareDim(), c.GlobalDim()
 	V := board.NumMoves
@@ -189,8 +229,20 @@ func fillBatch(c board.Contract, exs []Example, mix float64) (*hostBatch, error)
 			mt[t.Move] = 1
 			b.moveW[i] = 1
 		}
-		if t.Result >= -1 && t.Result <= 1 {
-			b.wdlT[i*3+int(1-t.Result)] = 1 // +1 win -> 0, 0 draw -> 1, -1 loss -> 2
+		wt := b.wdlT[i*3 : i*3+3]
+		switch {
+		case t.Result >= -1 && t.Result <= 1:
+			w := float32(0)
+			if ex.HasTeacherWDL {
+				w = float32(wdlMix)
+				for k := range wt {
+					wt[k] = w * ex.TeacherWDL[k]
+				}
+			}
+			wt[1-t.Result] += 1 - w // +1 win -> 0, 0 draw -> 1, -1 loss -> 2
+			b.wdlW[i] = 1
+		case ex.HasTeacherWDL:
+			copy(wt, ex.TeacherWDL[:])
 			b.wdlW[i] = 1
 		}
 		if k := board.ThinkBin(float64(t.Seconds)); k >= 0 {

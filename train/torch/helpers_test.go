@@ -199,7 +199,7 @@ func exportAndCompare(t *testing.T, c Config, ckpt string, n int) (transformer.A
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	hb, err := fillBatch(c.Contract(), exs, 1)
+	hb, err := fillBatch(c.Contract(), exs, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,12 @@ const (
 type Options struct {
 	Log    io.Writer // progress lines; nil discards them
 	Resume bool      // continue from Out/last.ckpt
+	// ExtendTo, with Resume, continues the run to this many steps when it is
+	// more than the run's own: a new learning-rate cycle (warm-up, then cosine
+	// decay to ExtendTo) starts after the run's last configured step, so a run
+	// that finished can go on (a warm restart) and one that was interrupted
+	// first finishes its cycle.
+	ExtendTo int
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -157,6 +163,12 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		// the outputs live and what machine runs it may change.
 		c := ck.State.Config
 		c.Data, c.Out, c.Device, c.Threads = cfg.Data, cfg.Out, cfg.Device, cfg.Threads
+		if r.opts.ExtendTo > c.Steps {
+			r.logf("humchess-train: extending the run from %d to %d steps: a new learning-rate cycle starts after step %d", c.Steps, r.opts.ExtendTo, c.Steps)
+			c.CycleStart, c.Steps = c.Steps, r.opts.ExtendTo
+		} else if r.opts.ExtendTo > 0 {
+			return nil, fmt.Errorf("%w: -extend-to %d is not past the run's %d steps", ErrConfig, r.opts.ExtendTo, c.Steps)
+		}
 		cfg = c
 		r.st = ck.State
 		r.prior = ck.State.Elapsed
@@ -190,8 +202,8 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		return nil, err
 	}
 	if t := set.Manifest.Teacher; t != nil {
-		r.logf("humchess-train: records carry %s's move distributions: move target %.2f*played + %.2f*teacher (distill_mix; validation move loss too, top-1 counts the played move)",
-			t.Name, 1-cfg.DistillMix, cfg.DistillMix)
+		r.logf("humchess-train: records carry %s's move distributions: move target %.2f*played + %.2f*teacher (distill_mix; validation move loss too, top-1 counts the played move); where they carry its win/draw/loss, value target %.2f*result + %.2f*teacher (distill_wdl_mix)",
+			t.Name, 1-cfg.DistillMix, cfg.DistillMix, 1-cfg.DistillWDLMix, cfg.DistillWDLMix)
 	} else if r.opts.Source == nil {
 		r.logf("humchess-train: no teacher distributions in %s: move targets are the played moves", cfg.Data)
 	}
@@ -253,13 +265,14 @@ func (r *runner) loadVal(set *shard.Set) error {
 		r.logf("humchess-train: no validation (split %q has %d records)", r.cfg.ValSplit, set.Records(r.cfg.ValSplit))
 		return nil
 	}
-	exs, err := ReadExamples(set, r.cfg.ValSplit, r.cfg.ValPositions)
+	exs, err := ReadSpread(set, r.cfg.ValSplit, r.cfg.ValPositions)
 	if err != nil {
 		return err
 	}
 	r.uniform = uniformBaseline(exs)
 	for i := 0; i < len(exs); i += r.cfg.BatchSize {
-		b, err := fillBatch(r.cfg.Contract(), exs[i:min(i+r.cfg.BatchSize, len(exs))], r.cfg.DistillMix)
+		// the value head is validated against game results only
+		b, err := fillBatch(r.cfg.Contract(), exs[i:min(i+r.cfg.BatchSize, len(exs))], r.cfg.DistillMix, 0)
 		if err != nil {
 			return err
 		}
@@ -313,7 +326,7 @@ func (r *runner) load(ctx context.Context, src Source) {
 		}
 		var b *hostBatch
 		if err == nil {
-			b, err = fillBatch(r.cfg.Contract(), exs, r.cfg.DistillMix)
+			b, err = fillBatch(r.cfg.Contract(), exs, r.cfg.DistillMix, r.cfg.DistillWDLMix)
 		}
 		if b != nil {
 			b.after = src.Position()
@@ -400,7 +413,7 @@ func (r *runner) loop(ctx context.Context) (*Summary, error) {
 		if cfg.ClipNorm > 0 && gn > cfg.ClipNorm {
 			scale = cfg.ClipNorm / gn
 		}
-		info.LR = lrAt(step, cfg.Warmup, cfg.Steps, cfg.LR, cfg.MinLRFrac)
+		info.LR = lrAt(step-cfg.CycleStart, cfg.Warmup, cfg.Steps-cfg.CycleStart, cfg.LR, cfg.MinLRFrac)
 		info.GradNorm = gn
 		if err := r.opt.Update(info.LR, scale); err != nil {
 			return sum, err

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/sugarme/gotch"
 
 	"github.com/humchess/humchess/board"
@@ -67,7 +69,7 @@ func forwardMatchesReference(t *testing.T, c Config, seed uint64, n int) transfo
 	if err != nil {
 		t.Fatal(err)
 	}
-	hb, err := fillBatch(c.Contract(), exs, 1)
+	hb, err := fillBatch(c.Contract(), exs, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func forwardMatchesReference(t *testing.T, c Config, seed uint64, n int) transfo
 // gotchForward runs the model on examples and returns host outputs.
 func gotchForward(t testing.TB, m *Model, c Config, exs []Example) transformer.Result {
 	t.Helper()
-	hb, err := fillBatch(c.Contract(), exs, 1)
+	hb, err := fillBatch(c.Contract(), exs, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,4 +317,72 @@ func TestTop3(t *testing.T) {
 			t.Fatalf("top3: got %v, want %v", got, want)
 		}
 	}
+}
+
+// TestExtend finishes a run, extends it on resume and checks that the new
+// steps run under a new learning-rate cycle (warm-up from the run's end, then
+// decay to the new last step) and that a run cannot be "extended" backwards.
+func TestExtend(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 10, 5, 1, 1000, 2, 0
+	c.Out = filepath.Join(t.TempDir(), "run")
+	first, err := Run(context.Background(), c, Options{})
+	require.NoError(t, err)
+	require.Equal(t, 10, first.Step)
+	assert.InDelta(t, c.LR*c.MinLRFrac, first.Losses[9].LR, 1e-12, "the first cycle ends at the floor")
+
+	_, err = Run(context.Background(), c, Options{Resume: true, ExtendTo: 10})
+	require.ErrorIs(t, err, ErrConfig)
+	more, err := Run(context.Background(), c, Options{Resume: true, ExtendTo: 20})
+	require.NoError(t, err)
+	require.Equal(t, 20, more.Step)
+	require.Len(t, more.Losses, 10)
+	assert.Equal(t, 11, more.Losses[0].Step)
+	assert.InDelta(t, c.LR/2, more.Losses[0].LR, 1e-12, "warm-up restarts after the old end")
+	assert.InDelta(t, c.LR, more.Losses[1].LR, 1e-12)
+	assert.InDelta(t, c.LR*c.MinLRFrac, more.Losses[9].LR, 1e-12)
+	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, 20, ck.State.Config.Steps)
+	assert.Equal(t, 10, ck.State.Config.CycleStart)
+}
+
+// TestWDLTargets checks the value target with and without a teacher
+// win/draw/loss: (1-mix)*onehot(result) + mix*teacher, the teacher alone for a
+// record without a result.
+func TestWDLTargets(t *testing.T) {
+	c := tinyConfig(t)
+	set, err := shard.Open(c.Data)
+	require.NoError(t, err)
+	exs, err := ReadExamples(set, c.TrainSplit, 3)
+	require.NoError(t, err)
+	exs[0].Tgt.Result = 1
+	exs[1].Tgt.Result, exs[1].TeacherWDL, exs[1].HasTeacherWDL = -1, [3]float32{0.2, 0.3, 0.5}, true
+	exs[2].Tgt.Result, exs[2].TeacherWDL, exs[2].HasTeacherWDL = 2, [3]float32{0.6, 0.1, 0.3}, true // no result
+	hb, err := fillBatch(c.Contract(), exs, 1, 0.25)
+	require.NoError(t, err)
+	assert.InDeltaSlice(t, []float32{1, 0, 0, 0.05, 0.075, 0.875, 0.6, 0.1, 0.3}, hb.wdlT, 1e-6)
+	assert.Equal(t, []float32{1, 1, 1}, hb.wdlW)
+}
+
+// TestReadSpread checks that validation examples come evenly from the whole
+// split: every k-th record, in order.
+func TestReadSpread(t *testing.T) {
+	c := tinyConfig(t)
+	set, err := shard.Open(c.Data)
+	require.NoError(t, err)
+	all, err := ReadExamples(set, c.ValSplit, 0)
+	require.NoError(t, err)
+	require.Greater(t, len(all), 40)
+	n := len(all) / 10
+	got, err := ReadSpread(set, c.ValSplit, n)
+	require.NoError(t, err)
+	require.Len(t, got, n)
+	k := len(all) / n
+	for i := range got {
+		require.Equal(t, all[i*k].Enc, got[i].Enc, "example %d is record %d", i, i*k)
+	}
+	whole, err := ReadSpread(set, c.ValSplit, 0)
+	require.NoError(t, err)
+	assert.Len(t, whole, len(all))
 }
