@@ -19,6 +19,10 @@
 //     think-time bins (ThinkBinEdges, ThinkBin, ThinkSpent), RatingAnchors,
 //     and Contract, whose Fill turns an Encoded into the net's input tensors
 //     for both training and play.
+//   - The one mapping from a game to a Context (GameInfo.Context: whose move
+//     it is, both ratings, both clocks, the time control), shared by
+//     training, evaluation and play; Record states a game record's ratings,
+//     time control and per-move clocks as a GameInfo.
 //
 // Everything a net sees is from the side to move's point of view: when Black
 // is to move, ranks are mirrored (square s -> s^56) and colours swapped;

@@ -12,8 +12,10 @@
 //	  -> ThinkTime: a draw from the net's think-time head (or a heuristic),
 //	     never more than a safe share of the clock.
 //
-// GameClock maps what a GUI reveals about time (the clocks of each go, the
-// first clock of a game) to the board.Context a net expects.
+// GameClock states what a GUI reveals about a game (the ratings set, the
+// clocks of each go, the first clocks of the game) as a board.GameInfo,
+// whose Context, the mapping training and evaluation use too, is what the
+// net sees; ContextClock bounds the think time by the same clocks.
 //
 // Everything here is deterministic given the RNG. The package must not know
 // UCI text, files, ONNX Runtime or how a net is built.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
 )
@@ -328,31 +330,74 @@ func TestThinkTimeNeverExceedsSafeShare(t *testing.T) {
 	}
 }
 
+// TestGameClock plays sequences of go commands through one GameClock: the
+// Context of each, and the first clocks of a game standing for its time
+// control until Reset.
 func TestGameClock(t *testing.T) {
-	var gc GameClock
-	s := Setting{MoverElo: 1500, OppElo: 1700}
 	ms := time.Millisecond
-	c := gc.Context(GUIClocks{WTime: 180000 * ms, BTime: 178500 * ms, WInc: 2000 * ms, BInc: -1}, false, s)
-	want := board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 0, MoverClock: 178.5, OppClock: 180}
-	if c != want {
-		t.Errorf("first go as Black: %+v, want %+v", c, want)
+	none := GUIClocks{WTime: -1, BTime: -1, WInc: -1, BInc: -1}
+	elo := Setting{MoverElo: 1500, OppElo: 1700}
+	tc := Setting{MoverElo: 1500, OppElo: 1700, Base: 300 * time.Second, Inc: 3 * time.Second}
+	type step struct {
+		clocks GUIClocks
+		white  bool
+		s      Setting
+		want   board.Context
 	}
-	c = gc.Context(GUIClocks{WTime: 90000 * ms, BTime: 100000 * ms, WInc: 2000 * ms, BInc: 2000 * ms}, true, s)
-	want = board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 2, MoverClock: 90, OppClock: 100}
-	if c != want {
-		t.Errorf("later go as White: %+v, want %+v (base kept from the first go)", c, want)
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"clocks, then a go without them", []step{
+			{GUIClocks{WTime: 180000 * ms, BTime: 178500 * ms, WInc: 2000 * ms, BInc: -1}, false, elo,
+				board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 0, MoverClock: 178.5, OppClock: 180}},
+			{GUIClocks{WTime: 90000 * ms, BTime: 100000 * ms, WInc: 2000 * ms, BInc: 2000 * ms}, true, elo,
+				board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 2, MoverClock: 90, OppClock: 100}},
+			// The first go's time control stays: base 180, White's increment 2.
+			{none, true, elo, board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: 2, MoverClock: -1, OppClock: -1}},
+		}},
+		{"TimeControl set, no clocks", []step{
+			{none, true, tc, board.Context{MoverRating: 1500, OppRating: 1700, Base: 300, Inc: 3, MoverClock: -1, OppClock: -1}},
+		}},
+		{"TimeControl set, the GUI's increment wins", []step{
+			{GUIClocks{WTime: 250000 * ms, BTime: 260000 * ms, WInc: 1000 * ms, BInc: 1000 * ms}, false, tc,
+				board.Context{MoverRating: 1500, OppRating: 1700, Base: 300, Inc: 1, MoverClock: 260, OppClock: 250}},
+		}},
+		{"nothing known", []step{
+			{none, false, elo, board.Context{MoverRating: 1500, OppRating: 1700, Base: -1, Inc: -1, MoverClock: -1, OppClock: -1}},
+		}},
+		{"one clock only; the first go's clocks are 0", []step{
+			{GUIClocks{WTime: 0, BTime: -1, WInc: 1000 * ms, BInc: 1000 * ms}, true, elo,
+				board.Context{MoverRating: 1500, OppRating: 1700, Base: 0, Inc: 1, MoverClock: 0, OppClock: -1}},
+			{GUIClocks{WTime: 1000 * ms, BTime: 900 * ms, WInc: 1000 * ms, BInc: 1000 * ms}, false, elo,
+				board.Context{MoverRating: 1500, OppRating: 1700, Base: 0, Inc: 1, MoverClock: 0.9, OppClock: 1}},
+		}},
 	}
-	c = gc.Context(GUIClocks{WTime: -1, BTime: -1, WInc: -1, BInc: -1}, true, s)
-	want = board.Context{MoverRating: 1500, OppRating: 1700, Base: 180, Inc: -1, MoverClock: -1, OppClock: -1}
-	if c != want {
-		t.Errorf("go without clocks: %+v, want %+v", c, want)
+	for _, tc := range tests {
+		var gc GameClock
+		for i, st := range tc.steps {
+			assert.Equal(t, st.want, gc.Context(st.clocks, st.white, st.s), "%s: go %d %+v white to move %v", tc.name, i+1, st.clocks, st.white)
+		}
+		gc.Reset()
+		assert.Equal(t, board.Context{MoverRating: 1500, OppRating: 1700, Base: -1, Inc: -1, MoverClock: -1, OppClock: -1},
+			gc.Context(none, true, elo), "%s: after Reset the game's clocks are forgotten", tc.name)
 	}
-	gc.Reset()
-	s.Base, s.Inc = 300*time.Second, 3*time.Second
-	c = gc.Context(GUIClocks{WTime: -1, BTime: -1, WInc: -1, BInc: -1}, true, s)
-	want = board.Context{MoverRating: 1500, OppRating: 1700, Base: 300, Inc: 3, MoverClock: -1, OppClock: -1}
-	if c != want {
-		t.Errorf("TimeControl 300+3, no clocks: %+v, want %+v", c, want)
+}
+
+// TestContextClock checks the think-time clock taken from a Context.
+func TestContextClock(t *testing.T) {
+	tests := []struct {
+		ctx      board.Context
+		rem, inc time.Duration
+	}{
+		{board.Context{MoverClock: 2, Inc: 0.5}, 2 * time.Second, 500 * time.Millisecond},
+		{board.Context{MoverClock: -1, Inc: -1}, -1, -1},
+		{board.Context{MoverClock: 1e10, Inc: 3e38}, math.MaxInt64, math.MaxInt64},
+		{board.Context{MoverClock: float32(math.NaN()), Inc: 0}, -1, 0},
+	}
+	for _, tc := range tests {
+		c := ContextClock(tc.ctx, 20, time.Second)
+		assert.Equal(t, Clock{Remaining: tc.rem, Inc: tc.inc, MovesToGo: 20, Overhead: time.Second}, c, "context %+v", tc.ctx)
 	}
 }
 

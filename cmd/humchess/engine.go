@@ -266,9 +266,8 @@ func (e *engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		res.Errors = append(res.Errors, errors.New("searchmoves: no legal move given; choosing among all moves"))
 	}
 
-	white := g.SideToMove() == board.White
 	clocks := policy.GUIClocks{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
-	bctx := e.clock.Context(clocks, white, policy.Setting{
+	bctx := e.clock.Context(clocks, g.WhiteToMove(), policy.Setting{
 		MoverElo: o.Elo, OppElo: o.OpponentRating(),
 		Base: time.Duration(o.TimeControl) * time.Second, Inc: time.Duration(o.Increment) * time.Second,
 	})
@@ -300,21 +299,14 @@ func (e *engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		res.Lines = []uci.Line{line(ch.Played, ch)}
 	}
 
-	mover, inc := lim.WTime, lim.WInc
-	if !white {
-		mover, inc = lim.BTime, lim.BInc
-	}
-	if inc < 0 && mover >= 0 {
-		inc = 0 // clocks without an increment: none
-	}
-	humanClock := mover >= 0 && !lim.Infinite && lim.MoveTime == 0 && lim.Depth == 0 && lim.Nodes == 0 && lim.Mate == 0
+	clock := policy.ContextClock(bctx, lim.MovesToGo, time.Duration(o.MoveOverhead)*time.Millisecond)
+	humanClock := clock.Remaining >= 0 && !lim.Infinite && lim.MoveTime == 0 && lim.Depth == 0 && lim.Nodes == 0 && lim.Mate == 0
 	if o.HumanTiming && humanClock {
 		top := 0.0
 		if len(ch.Lines) > 0 {
 			top = ch.Lines[0].Prob
 		}
-		c := policy.Clock{Remaining: mover, Inc: inc, MovesToGo: lim.MovesToGo, Overhead: time.Duration(o.MoveOverhead) * time.Millisecond}
-		res.Think = policy.ThinkTime(ch.Root.Time, net.Info().ThinkBinEdges, c, top, rng)
+		res.Think = policy.ThinkTime(ch.Root.Time, net.Info().ThinkBinEdges, clock, top, rng)
 	}
 
 	res.Notes = append(res.Notes,

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math"
 	"strings"
 
 	"github.com/humchess/humchess/board"
@@ -30,31 +29,6 @@ type Position struct {
 	Maia        bool    // kept by the Maia protocol
 }
 
-// clockAfter returns the clock of the side that made move k (0-based), or for
-// k < 0 the base time; -1 when unknown.
-func clockAfter(g *pgn.Game, k int) float64 {
-	if k < 0 {
-		if g.TimeControl.Base >= 0 && !g.TimeControl.Correspondence {
-			return float64(g.TimeControl.Base)
-		}
-		return -1
-	}
-	if k < len(g.Clocks) && g.Clocks[k] >= 0 && !math.IsNaN(g.Clocks[k]) {
-		return g.Clocks[k]
-	}
-	return -1
-}
-
-// hasClocks reports whether the game carries any clock comment.
-func hasClocks(g *pgn.Game) bool {
-	for _, c := range g.Clocks {
-		if c >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // material counts both sides' material.
 func material(g *board.Game) int {
 	n := 0
@@ -73,13 +47,6 @@ func material(g *board.Game) int {
 	return n
 }
 
-func f32(x float64) float32 {
-	if !(x >= 0) || math.IsInf(x, 0) {
-		return -1
-	}
-	return float32(x)
-}
-
 // Positions replays a parsed game and returns one Position per move (fewer
 // if a move is unreadable: the game is cut there, and ok is false). The
 // Games are independent clones.
@@ -88,11 +55,7 @@ func Positions(g *pgn.Game) (ps []Position, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	clocks := hasClocks(g)
-	base, inc := float32(-1), float32(-1)
-	if g.TimeControl.Known() {
-		base, inc = float32(g.TimeControl.Base), float32(g.TimeControl.Increment)
-	}
+	rec := prep.RecordOf(g)
 	class := prep.ClassOf(g.TimeControl)
 	ps = make([]Position, 0, len(g.Moves))
 	for i, san := range g.Moves {
@@ -100,20 +63,12 @@ func Positions(g *pgn.Game) (ps []Position, ok bool) {
 		if err != nil {
 			return ps, false
 		}
-		white := b.WhiteToMove()
-		mover, opp := g.WhiteElo, g.BlackElo
-		if !white {
-			mover, opp = opp, mover
-		}
-		mc, oc := -1.0, -1.0
-		if clocks {
-			mc, oc = clockAfter(g, i-2), clockAfter(g, i-1)
-		}
+		ctx := rec.Context(b)
+		mc := rec.ClockAfter(i - 2)
 		p := Position{
-			Game: b.Clone(), Move: m, Ply: i, MoverRating: mover, OppRating: opp, Class: class, MoverClock: mc,
-			Material: material(b),
-			Ctx: board.Context{MoverRating: rating(mover), OppRating: rating(opp), Base: base, Inc: inc,
-				MoverClock: f32(mc), OppClock: f32(oc)},
+			Game: b.Clone(), Move: m, Ply: i, Ctx: ctx, Class: class, MoverClock: mc, Material: material(b),
+			// Ratings are whole numbers, exact in the Context; unknown is -1 there too.
+			MoverRating: int(ctx.MoverRating), OppRating: int(ctx.OppRating),
 		}
 		p.Maia = i >= MaiaSkipPlies && (mc < 0 || mc >= MaiaMinClock)
 		ps = append(ps, p)
@@ -122,13 +77,6 @@ func Positions(g *pgn.Game) (ps []Position, ok bool) {
 		}
 	}
 	return ps, true
-}
-
-func rating(r int) float32 {
-	if r < 0 {
-		return -1
-	}
-	return float32(r)
 }
 
 // isBot reports whether either player is a BOT account.

@@ -279,7 +279,8 @@ func (s *SetStats) addGame(g *pgn.Game, sides int) {
 			}
 		}
 	}
-	if !hasClocks(g) || !g.TimeControl.Known() {
+	rec := prep.RecordOf(g)
+	if !rec.HasClocks() || !g.TimeControl.Known() {
 		return
 	}
 	class := prep.ClassOf(g.TimeControl)
@@ -292,7 +293,7 @@ func (s *SetStats) addGame(g *pgn.Game, sides int) {
 		if !counts(g, i, sides) {
 			continue
 		}
-		spent := board.ThinkSpent(clockAfter(g, i-2), clockAfter(g, i), float64(g.TimeControl.Increment))
+		spent := board.ThinkSpent(rec.ClockAfter(i-2), rec.ClockAfter(i), rec.Inc)
 		if spent >= 0 {
 			q.Add(spent)
 		}

@@ -57,7 +57,9 @@
 // ratings, the time control, and the clocks as they stood before the move: the
 // mover's clock is his %clk after his previous move (the base time at his first
 // move), the opponent's is the opponent's last %clk (the base before White's
-// first move). A game without any %clk has unknown (-1) clocks. The targets are
+// first move). A game without any %clk has unknown (-1) clocks. RecordOf
+// states a game as a board.Record, whose Context is the mapping train/eval
+// and the engine share (board.GameInfo). The targets are
 // the move's vocabulary index, the result from the mover's side, and the
 // seconds spent, board.ThinkSpent(mover's clock before, %clk after, increment),
 // -1 when unknown.

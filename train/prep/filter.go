@@ -2,7 +2,6 @@ package prep
 
 import (
 	"hash/fnv"
-	"math"
 	"strings"
 
 	"github.com/humchess/humchess/train/pgn"
@@ -246,12 +245,4 @@ func unit(id, seed, salt uint64, i int) float64 {
 // seed, so changing the seed never moves a game between splits.
 func IsValidation(id uint64, fraction float64) bool {
 	return unit(id, 0, saltSplit, 0) < fraction
-}
-
-// clampClock turns a clock from PGN into a Context value: negative or NaN is unknown (-1).
-func clampClock(x float64) float32 {
-	if !(x >= 0) || math.IsInf(x, 0) {
-		return -1
-	}
-	return float32(x)
 }

@@ -9,35 +9,38 @@ import (
 // gameJob is what a worker needs of one game (copied out of the reader's
 // reused pgn.Game).
 type gameJob struct {
-	id        uint64
-	val       bool
-	whiteElo  int
-	blackElo  int
-	base, inc float64 // seconds; -1 unknown
-	class     TimeClass
-	result    string
-	moves     []string
-	clocks    []float64
-	hasClocks bool
+	id       uint64
+	val      bool
+	whiteElo int
+	blackElo int
+	rec      board.Record // ratings, time control and clocks: the positions' Context
+	class    TimeClass
+	result   string
+	moves    []string
 }
 
 func newJob(g *pgn.Game, id uint64, val bool) gameJob {
-	j := gameJob{
+	return gameJob{
 		id: id, val: val, whiteElo: g.WhiteElo, blackElo: g.BlackElo,
-		base: g.TimeControl.Base, inc: g.TimeControl.Increment, class: ClassOf(g.TimeControl),
-		result: g.Result,
-		moves:  append([]string(nil), g.Moves...),
+		rec: RecordOf(g), class: ClassOf(g.TimeControl), result: g.Result,
+		moves: append([]string(nil), g.Moves...),
 	}
-	for _, c := range g.Clocks {
-		if c >= 0 {
-			j.hasClocks = true
-			break
-		}
+}
+
+// RecordOf returns what g tells about its players and its time, from which
+// prep (and train/eval) take each position's board.Context. Its clocks are
+// a copy: g may be reused.
+func RecordOf(g *pgn.Game) board.Record {
+	r := board.Record{
+		WhiteRating: float64(g.WhiteElo), BlackRating: float64(g.BlackElo),
+		Base: g.TimeControl.Base, Inc: g.TimeControl.Increment, Clocks: g.Clocks,
 	}
-	if j.hasClocks {
-		j.clocks = append([]float64(nil), g.Clocks...)
+	if r.HasClocks() {
+		r.Clocks = append([]float64(nil), g.Clocks...)
+	} else {
+		r.Clocks = nil // a game recorded without clocks keeps none
 	}
-	return j
+	return r
 }
 
 // gameOut is what a worker made of one game.
@@ -72,24 +75,6 @@ func newWorker(cfg *Config) *worker {
 	return &worker{cfg: cfg, clockBefore: newClockHist(""), clockAfter: newClockHist("")}
 }
 
-// clockAt returns the clock of the side that made move k (its clock after
-// move k), for k < 0 the starting time.
-func (j *gameJob) clockAfter(k int) float64 {
-	if !j.hasClocks {
-		return -1
-	}
-	if k < 0 {
-		if j.base >= 0 {
-			return float64(j.base)
-		}
-		return -1
-	}
-	if k < len(j.clocks) {
-		return j.clocks[k]
-	}
-	return -1
-}
-
 // process replays a game and encodes the positions it keeps.
 func (w *worker) process(j *gameJob, out *gameOut) {
 	cfg := w.cfg
@@ -106,10 +91,6 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 		w.start = start
 	}
 	g := w.start.Clone()
-	base, inc := float32(-1), float32(-1)
-	if j.base >= 0 && j.inc >= 0 {
-		base, inc = float32(j.base), float32(j.inc)
-	}
 	for i, san := range j.moves {
 		m, err := g.ParseSAN(san)
 		if err != nil {
@@ -117,9 +98,8 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 			*out = gameOut{data: out.data[:0], ends: out.ends[:0], badMove: true}
 			return
 		}
-		white := i%2 == 0
-		moverClock := j.clockAfter(i - 2)
-		oppClock := j.clockAfter(i - 1)
+		white := g.WhiteToMove()
+		moverClock := j.rec.ClockAfter(i - 2)
 		out.seen++
 		keep := true
 		if moverClock >= 0 {
@@ -135,17 +115,11 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 		}
 		if keep {
 			res, _ := board.MoverResult(j.result, white) // the header filter admits decided results only
-			t, err := board.NewTargets(m, white, res, board.ThinkSpent(moverClock, j.clockAfter(i), max(j.inc, 0)))
+			t, err := board.NewTargets(m, white, res, board.ThinkSpent(moverClock, j.rec.ClockAfter(i), max(j.rec.Inc, 0)))
 			if err != nil {
 				out.skipped[skipNoTargets]++
 			} else {
-				ctx := board.Context{
-					MoverRating: float32(j.whiteElo), OppRating: float32(j.blackElo),
-					Base: base, Inc: inc, MoverClock: clampClock(moverClock), OppClock: clampClock(oppClock),
-				}
-				if !white {
-					ctx.MoverRating, ctx.OppRating = ctx.OppRating, ctx.MoverRating
-				}
+				ctx := j.rec.Context(g)
 				board.EncodeTo(&w.enc, g, ctx)
 				out.data = shard.AppendSample(out.data, &w.enc, &t)
 				out.ends = append(out.ends, int32(len(out.data)))
