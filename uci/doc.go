@@ -4,7 +4,7 @@
 // table (each option declared once, as data, in options.go), runs "go"
 // asynchronously and prints every reply through one mutex-guarded writer.
 // What to play is decided by an Engine, a small interface defined here and
-// implemented elsewhere (cmd/humchess wires board, policy and a net into it).
+// implemented elsewhere (package engine wires board, policy and a net into it).
 //
 // Positions travel to the Engine as the FEN and move strings the GUI sent;
 // the Engine validates them. Results come back as structs (Result, Line) and

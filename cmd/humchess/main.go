@@ -6,10 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	"github.com/humchess/humchess/engine"
 	"github.com/humchess/humchess/nets/ort"
+	"github.com/humchess/humchess/uci"
 )
 
 var version = "dev"
@@ -82,6 +85,26 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// runUCI speaks UCI on stdin and stdout until quit or EOF: what humchess
+// does with no arguments.
+func runUCI(args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("uci: unexpected arguments %q (set options with setoption)", args)
+	}
+	e := engine.New(nil)
+	defer e.Close()
+	return newServer(e, os.Stdout, os.Stderr).Run(os.Stdin)
+}
+
+// newServer is humchess's UCI server for e: replies to w, error details to
+// log.
+func newServer(e uci.Engine, w, log io.Writer) *uci.Server {
+	s := uci.NewServer(e, w)
+	s.Name = "HumChess " + version
+	s.Log = log
+	return s
 }
 
 // setUsage gives a subcommand's flags the help -h prints, the same for every

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/humchess/humchess/engine"
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/train/prep"
 )
@@ -79,9 +80,9 @@ func runPrep(args []string) error {
 // opens one per worker).
 func openTeacher(path string) (nets.Net, error) {
 	if path == "default" {
-		return openDefaultNet(1)
+		path = "" // the engine's default net
 	}
-	return openNet(path, 1)
+	return engine.OpenNet(path, 1)
 }
 
 // findFlag returns the value of -name or --name (as "-name v" or "-name=v").

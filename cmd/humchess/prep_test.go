@@ -1,14 +1,31 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/train/shard"
 )
+
+// maiaTeacher returns the path of maia-1100 (in $HUMCHESS_MAIA_DIR, else
+// testdata/lc0), or skips t without it or without ONNX Runtime.
+func maiaTeacher(t *testing.T) string {
+	t.Helper()
+	if _, err := ort.Resolve(""); err != nil {
+		t.Skipf("ONNX Runtime not available (run make onnxruntime): %v", err)
+	}
+	net := filepath.Join(cmp.Or(os.Getenv("HUMCHESS_MAIA_DIR"), "../../testdata/lc0"), "maia-1100.pb.gz")
+	if _, err := os.Stat(net); err != nil {
+		t.Skipf("Maia net not available: %v", err)
+	}
+	return net
+}
 
 // TestPrepTeacherMaia preps 150 games of the lichess sample with
 // -teacher maia-1100 and checks the manifest's teacher and that the stored
@@ -16,8 +33,7 @@ import (
 // more often than a uniform choice among the legal moves would be (a
 // distribution stored in the wrong move order would not be).
 func TestPrepTeacherMaia(t *testing.T) {
-	ortOrSkip(t)
-	net := maiaOrSkip(t, "maia-1100")
+	net := maiaTeacher(t)
 	out := t.TempDir()
 	err := runPrep([]string{"-teacher", net, "-teacher-batch", "100", "-o", out, "-quiet", "-plots=false", "-max-games", "150",
 		"../../testdata/games/lichess-2022-06-2500.pgn.zst"})

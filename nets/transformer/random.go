@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/humchess/humchess/board"
 )
 
 // RandomWeights returns weights for a drawn from a seeded generator, for
@@ -50,4 +52,19 @@ func isGain(name string) bool {
 		}
 	}
 	return false
+}
+
+// RandomONNX returns the ONNX model (BuildONNX) of the named preset (Preset,
+// with this build's default contract) with RandomWeights drawn from seed,
+// for tests and benchmarks of the engine without a trained net.
+func RandomONNX(preset string, seed uint64) ([]byte, error) {
+	a, err := Preset(preset, board.DefaultContract())
+	if err != nil {
+		return nil, err
+	}
+	w, err := RandomWeights(a, seed)
+	if err != nil {
+		return nil, err
+	}
+	return BuildONNX(a, w)
 }

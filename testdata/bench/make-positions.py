@@ -9,7 +9,7 @@ real lichess games: openings, middlegames, endgames, en passant, partial castlin
 rights, promotions, checks, few legal moves), given as the game's moves from the
 start position, so that nets reading history see it. Each gets a rating pair and a
 clock in a fixed rotation. The last lines are hand-written FEN positions (no
-history) for the FEN path. cmd/humchess/bench.go holds a copy (benchPositionsText);
+history) for the FEN path. engine/bench.go holds a copy (BenchPositions);
 TestBenchPositionsFixture checks that the two agree.
 
 Line format, fields separated by " | ":

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/ort"
+	"github.com/humchess/humchess/nets/transformer"
 	"github.com/humchess/humchess/policy"
 )
 
@@ -22,7 +23,7 @@ func maiaDir() string {
 	if d := os.Getenv("HUMCHESS_MAIA_DIR"); d != "" {
 		return d
 	}
-	return "../../testdata/lc0"
+	return "../testdata/lc0"
 }
 
 // ortOrSkip skips tb when the ONNX Runtime library cannot be found.
@@ -51,8 +52,12 @@ func maiaOrSkip(tb testing.TB, name string) string {
 // (seed 1) to a temporary .onnx and returns its path.
 func randomNetFile(tb testing.TB, preset string) string {
 	tb.Helper()
-	p, err := writeRandomNet(tb.TempDir(), preset, 1)
+	model, err := transformer.RandomONNX(preset, 1)
 	if err != nil {
+		tb.Fatal(err)
+	}
+	p := filepath.Join(tb.TempDir(), "random-"+preset+".onnx")
+	if err := os.WriteFile(p, model, 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return p
@@ -73,15 +78,15 @@ func realNets(t *testing.T) map[string]func(t *testing.T) string {
 // playStarts are the positions the engine plays from in the real-net tests:
 // the bench set (openings to endgames, with histories) and positions that
 // stress move generation and the end of a game.
-func playStarts(t *testing.T) []benchPosition {
+func playStarts(t *testing.T) []BenchPosition {
 	t.Helper()
-	ps, err := parseBenchPositions(`
+	ps, err := ParseBenchPositions(`
 fools-mate-checkmated | 1500 1500 | - | startpos | f2f3 e7e5 g2g4 d8h4
 stalemate | 1500 1500 | - | 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1 | -
 en-passant-pinned | 1200 1200 | wtime 60000 btime 60000 | 8/8/8/8/k2Pp2R/8/8/4K3 b - d3 0 1 | -
 promotion-race | 1400 1400 | wtime 60000 btime 60000 | 8/P6k/8/8/8/8/p6K/8 w - - 0 1 | -
 rooks-castling-both | 1600 1600 | wtime 60000 btime 60000 | r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1 | -
-` + benchPositionsText)
+` + BenchPositions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,19 +107,19 @@ type playedMove struct {
 // 0000 exactly when there is no legal move.
 func playFrom(t *testing.T, netFile string, seed, total, perStart int) []playedMove {
 	t.Helper()
-	e := newEngine()
+	e := New(nil)
 	defer e.Close()
-	s := startSession(e, nil)
-	defer s.close()
+	s := StartSession(e, "HumChess", nil)
+	defer s.Close()
 	for _, l := range []string{
 		"uci", "setoption name NetFile value " + netFile, "setoption name Seed value " + strconv.Itoa(seed),
 		"setoption name HumanTiming value false", "isready",
 	} {
-		if err := s.send(l); err != nil {
+		if err := s.Send(l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := s.expect("readyok", benchStartupWait); err != nil {
+	if _, _, err := s.Expect("readyok", benchStartupWait); err != nil {
 		t.Fatalf("startup with %s: %v", netFile, err)
 	}
 	starts := playStarts(t)
@@ -131,18 +136,18 @@ func playFrom(t *testing.T, netFile string, seed, total, perStart int) []playedM
 		}
 		p := start
 		p.Moves = slices.Clone(start.Moves)
-		if err := s.send("ucinewgame"); err != nil {
+		if err := s.Send("ucinewgame"); err != nil {
 			t.Fatal(err)
 		}
 		for ply := 0; ply < perStart && moves < total; ply++ {
 			for _, l := range []string{
 				fmt.Sprintf("setoption name UCI_Elo value %d", p.Elo), p.command(), strings.TrimSpace("go " + p.Clock),
 			} {
-				if err := s.send(l); err != nil {
+				if err := s.Send(l); err != nil {
 					t.Fatal(err)
 				}
 			}
-			lines, _, err := s.expect("bestmove", benchGoTimeout)
+			lines, _, err := s.Expect("bestmove", benchGoTimeout)
 			if err != nil {
 				t.Fatalf("%s after %d plies (%s): %v", start.Name, ply, g.FEN(), err)
 			}
@@ -220,19 +225,19 @@ func TestRealNetsHumanTimingWithinClock(t *testing.T) {
 	for name, path := range realNets(t) {
 		t.Run(name, func(t *testing.T) {
 			file := path(t)
-			e := newEngine()
+			e := New(nil)
 			defer e.Close()
-			s := startSession(e, nil)
-			defer s.close()
+			s := StartSession(e, "HumChess", nil)
+			defer s.Close()
 			for _, l := range []string{"setoption name NetFile value " + file, "setoption name Seed value 3", "isready"} {
-				if err := s.send(l); err != nil {
+				if err := s.Send(l); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if _, _, err := s.expect("readyok", benchStartupWait); err != nil {
+			if _, _, err := s.Expect("readyok", benchStartupWait); err != nil {
 				t.Fatal(err)
 			}
-			ps, err := parseBenchPositions(benchPositionsText)
+			ps, err := ParseBenchPositions(BenchPositions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,14 +255,14 @@ func TestRealNetsHumanTimingWithinClock(t *testing.T) {
 					wt, bt = opp, clock
 				}
 				goLine := fmt.Sprintf("go wtime %d btime %d", wt.Milliseconds(), bt.Milliseconds())
-				if err := s.send(p.command()); err != nil {
+				if err := s.Send(p.command()); err != nil {
 					t.Fatal(err)
 				}
 				start := time.Now()
-				if err := s.send(goLine); err != nil {
+				if err := s.Send(goLine); err != nil {
 					t.Fatal(err)
 				}
-				lines, at, err := s.expect("bestmove", benchGoTimeout)
+				lines, at, err := s.Expect("bestmove", benchGoTimeout)
 				if err != nil {
 					t.Fatalf("%s %s: %v", p.Name, goLine, err)
 				}
@@ -302,14 +307,14 @@ func infoTime(lines []string) time.Duration {
 func TestRealNetBenchSignature(t *testing.T) {
 	ortOrSkip(t)
 	path := maiaOrSkip(t, "maia-1100")
-	ps, err := parseBenchPositions(benchPositionsText)
+	ps, err := ParseBenchPositions(BenchPositions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sigs []uint64
 	for _, threads := range []int{1, 2} {
-		e := newEngine()
-		rep, err := benchEngine(e, ps, benchConfig{NetFile: path, Threads: threads})
+		e := New(nil)
+		rep, err := Bench(e, ps, BenchConfig{NetFile: path, Threads: threads})
 		e.Close()
 		if err != nil {
 			t.Fatalf("bench maia-1100 threads %d: %v", threads, err)

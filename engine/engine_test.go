@@ -1,12 +1,9 @@
-package main
+package engine
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,32 +14,17 @@ import (
 	"github.com/humchess/humchess/uci/client/clienttest"
 
 	"github.com/humchess/humchess/board"
-	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/engine/enginetest"
 	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/uci"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/uci/*.out from the current output")
+// fakeEngine is the real adapter on the nets Fake net (enginetest.OpenFake).
+func fakeEngine() *Engine { return New(enginetest.OpenFake) }
 
-// fakeEngine is the real adapter on the nets Fake net (seed 1; NetFile
-// "nowdl.fake" gives a Fake without value and time heads).
-func fakeEngine() *engine {
-	e := newEngine()
-	e.open = func(path string, threads int) (nets.Net, error) {
-		switch path {
-		case "":
-			return nets.NewFake(1), nil
-		case "nowdl.fake":
-			return &nets.Fake{Seed: 1, NoWDL: true, NoTime: true}, nil
-		}
-		return nil, errors.New("no such test net: " + path)
-	}
-	return e
-}
-
-// newTranscriptServer is a Server on the Fake net with a stopped clock,
-// Seed 1 and HumanTiming off, so that every transcript is deterministic.
-func newTranscriptServer(out *clienttest.Buffer) (*uci.Server, *engine) {
+// newTestServer is a Server on the Fake net with a stopped clock, Seed 1
+// and HumanTiming off, so that its output is deterministic.
+func newTestServer(out *clienttest.Buffer) (*uci.Server, *Engine) {
 	e := fakeEngine()
 	s := uci.NewServer(e, out)
 	s.Name = "HumChess test"
@@ -56,76 +38,12 @@ func newTranscriptServer(out *clienttest.Buffer) (*uci.Server, *engine) {
 	return s, e
 }
 
-// runTranscript feeds the lines of in one by one, waiting after each for
-// the search to print what it will print before the next command.
-func runTranscript(in string) string {
-	out := &clienttest.Buffer{}
-	s, e := newTranscriptServer(out)
-	defer e.Close()
-	for _, line := range strings.Split(in, "\n") {
-		if strings.HasPrefix(line, "#") { // comments in .in files
-			continue
-		}
-		if errors.Is(s.Execute(line), uci.ErrQuit) {
-			break
-		}
-		s.Sync()
-	}
-	s.Close()
-	return out.String()
-}
-
-// TestTranscripts runs testdata/uci/*.in through uci.Run's command loop
-// with the adapter on the Fake net and compares with *.out. Regenerate with
-// go test ./cmd/humchess -run Transcripts -update.
-func TestTranscripts(t *testing.T) {
-	ins, err := filepath.Glob("../../testdata/uci/*.in")
-	if err != nil || len(ins) == 0 {
-		t.Fatalf("no transcripts in testdata/uci (%v)", err)
-	}
-	for _, in := range ins {
-		name := strings.TrimSuffix(filepath.Base(in), ".in")
-		t.Run(name, func(t *testing.T) {
-			input, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := runTranscript(string(input))
-			outPath := strings.TrimSuffix(in, ".in") + ".out"
-			if *update {
-				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(outPath)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("transcript %s.in:\n--- want (%s)\n%s--- got\n%s", name, outPath, want, got)
-			}
-			// Protocol invariants, whatever the expected file says.
-			if g, b := strings.Count(string(input), "\ngo")+boolInt(strings.HasPrefix(string(input), "go")), strings.Count(got, "bestmove "); g != b {
-				t.Errorf("transcript %s: %d go commands but %d bestmove lines", name, g, b)
-			}
-		})
-	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // TestSeedReplaysGame plays the engine against itself twice with the same
 // seed and gets the same game; another seed gives another game.
 func TestSeedReplaysGame(t *testing.T) {
 	play := func(seed string) string {
 		out := &clienttest.Buffer{}
-		s, e := newTranscriptServer(out)
+		s, e := newTestServer(out)
 		defer e.Close()
 		s.Execute("setoption name Seed value " + seed)
 		var moves []string
@@ -182,7 +100,7 @@ func TestHumanTimingWaits(t *testing.T) {
 // with and without a think-time head: the human think time stays within
 // policy.MaxThink (it was hours without a time head).
 func TestHugeClocksThinkCapped(t *testing.T) {
-	for _, netFile := range []string{"", "nowdl.fake"} {
+	for _, netFile := range []string{"", enginetest.NoWDL} {
 		e := fakeEngine()
 		o := uci.DefaultOptions()
 		o.NetFile = netFile
@@ -211,15 +129,15 @@ func TestNoDefaultNet(t *testing.T) {
 	saved := openDefaultNet
 	defer func() { openDefaultNet = saved }()
 	openDefaultNet = nil
-	e := newEngine()
+	e := New(nil)
 	if err := e.Ready(); !errors.Is(err, ErrNoDefaultNet) {
 		t.Errorf("Ready without a default net: %v, want ErrNoDefaultNet", err)
 	}
 	if err := e.Configure(func() uci.Options { o := uci.DefaultOptions(); o.NetFile = "/nonexistent/net.onnx"; return o }()); err == nil {
 		t.Error("Configure with a missing NetFile: no error")
 	}
-	if _, err := openNet("net.txt", 1); err == nil {
-		t.Error("openNet of an unknown format: no error")
+	if _, err := OpenNet("net.txt", 1); err == nil {
+		t.Error("OpenNet of an unknown format: no error")
 	}
 }
 
@@ -227,7 +145,7 @@ func TestNoDefaultNet(t *testing.T) {
 // protocol, the adapter and the policy pipeline on the Fake net.
 func BenchmarkGoToBestmove(b *testing.B) {
 	out := &clienttest.Buffer{}
-	s, e := newTranscriptServer(out)
+	s, e := newTestServer(out)
 	defer e.Close()
 	s.Execute("position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6")
 	s.Execute("isready")
@@ -252,7 +170,7 @@ func FuzzEngineLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		out := &clienttest.Buffer{}
-		s, e := newTranscriptServer(out)
+		s, e := newTestServer(out)
 		defer e.Close()
 		s.Execute(line)
 		s.Execute("go depth 1")

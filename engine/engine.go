@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/humchess/humchess/board"
@@ -17,20 +16,6 @@ import (
 	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/uci"
 )
-
-// runUCI speaks UCI on stdin and stdout until quit or EOF: what humchess
-// does with no arguments.
-func runUCI(args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("uci: unexpected arguments %q (set options with setoption)", args)
-	}
-	e := newEngine()
-	defer e.Close()
-	s := uci.NewServer(e, os.Stdout)
-	s.Name = "HumChess " + version
-	s.Log = os.Stderr
-	return s.Run(os.Stdin)
-}
 
 // openDefaultNet opens the embedded default net (nets/load) with threads ONNX
 // Runtime threads; nil means this build has none.
@@ -41,54 +26,62 @@ var openDefaultNet = func(threads int) (nets.Net, error) {
 // ErrNoDefaultNet is returned when NetFile is empty and the build embeds no net.
 var ErrNoDefaultNet = errors.New("this build embeds no default net: set NetFile to a HumChess .onnx or a Maia/Lc0 .pb.gz file")
 
-// openNet opens a net file by its content (nets/load): a HumChess .onnx or
-// .safetensors, or an Lc0/Maia .pb.gz, with threads ONNX Runtime threads.
-func openNet(path string, threads int) (nets.Net, error) {
-	return load.Open(path, load.Options{Threads: threads})
+// Opener opens the net for NetFile path ("" = the default net) with threads
+// CPU threads.
+type Opener func(path string, threads int) (nets.Net, error)
+
+// OpenNet is the Opener of play: a net file by its content (nets/load: a
+// HumChess .onnx or .safetensors, or an Lc0/Maia .pb.gz), and for "" the
+// embedded default net (ErrNoDefaultNet when the build has none), with
+// threads ONNX Runtime threads.
+func OpenNet(path string, threads int) (nets.Net, error) {
+	if path != "" {
+		return load.Open(path, load.Options{Threads: threads})
+	}
+	if openDefaultNet == nil {
+		return nil, ErrNoDefaultNet
+	}
+	return openDefaultNet(threads)
 }
 
-// engine implements uci.Engine with board, policy and a nets.Net: a NetFile
+// Engine implements uci.Engine with board, policy and a nets.Net: a NetFile
 // is opened when it is set (so that an unusable file is refused at once),
-// the embedded default lazily (at isready or the first go).
-type engine struct {
+// the default net lazily (at isready or the first go). Like uci.Engine, it
+// serves one caller at a time.
+type Engine struct {
 	opts   uci.Options
 	game   *board.Game
 	clock  policy.GameClock
 	net    nets.Net
 	netKey string // NetFile and Threads the net was opened with
 	rng    *mrand.Rand
-
-	// open opens the net for NetFile path ("" = the default); tests
-	// replace it.
-	open func(path string, threads int) (nets.Net, error)
+	open   Opener
 }
 
-var _ uci.Engine = (*engine)(nil)
+var _ uci.Engine = (*Engine)(nil)
 
-func newEngine() *engine {
+// New returns an Engine at the start position with uci.DefaultOptions,
+// opening its nets with open (nil = OpenNet). Its random choices are seeded
+// from crypto/rand until the Seed option fixes them.
+func New(open Opener) *Engine {
 	var seed [16]byte
 	if _, err := rand.Read(seed[:]); err != nil {
 		// crypto/rand does not fail on supported platforms; fall back to the clock.
 		binary.LittleEndian.PutUint64(seed[:], uint64(time.Now().UnixNano()))
 	}
-	return &engine{
+	if open == nil {
+		open = OpenNet
+	}
+	return &Engine{
 		opts: uci.DefaultOptions(),
 		game: board.MustNewGame(""),
 		rng:  mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
-		open: func(path string, threads int) (nets.Net, error) {
-			if path != "" {
-				return openNet(path, threads)
-			}
-			if openDefaultNet == nil {
-				return nil, ErrNoDefaultNet
-			}
-			return openDefaultNet(threads)
-		},
+		open: open,
 	}
 }
 
 // NewGame implements uci.Engine.
-func (e *engine) NewGame() {
+func (e *Engine) NewGame() {
 	e.game = board.MustNewGame("")
 	e.clock.Reset()
 }
@@ -96,7 +89,7 @@ func (e *engine) NewGame() {
 // SetPosition implements uci.Engine. A position that does not continue the
 // previous one (another start, or not an extension of its moves) starts a
 // new game for the clock, for GUIs that do not send ucinewgame.
-func (e *engine) SetPosition(fen string, moves []string) error {
+func (e *Engine) SetPosition(fen string, moves []string) error {
 	g, err := board.NewGame(fen)
 	if err != nil {
 		return err
@@ -135,7 +128,7 @@ func continues(prev, next *board.Game) bool {
 // position: a missing file, or one that is not a usable net, is refused
 // here and the previous options and net stay. The embedded default is
 // opened at the next isready or go.
-func (e *engine) Configure(o uci.Options) error {
+func (e *Engine) Configure(o uci.Options) error {
 	if key := netKey(o); o.NetFile != "" && (e.net == nil || e.netKey != key) {
 		n, err := e.openUsable(o.NetFile, o.Threads)
 		if err != nil {
@@ -148,7 +141,7 @@ func (e *engine) Configure(o uci.Options) error {
 }
 
 // Ready implements uci.Engine: it opens the net if needed.
-func (e *engine) Ready() error {
+func (e *Engine) Ready() error {
 	_, err := e.ensureNet()
 	return err
 }
@@ -156,7 +149,7 @@ func (e *engine) Ready() error {
 // netKey identifies the net the options ask for.
 func netKey(o uci.Options) string { return fmt.Sprintf("%s\x00%d", o.NetFile, o.Threads) }
 
-func (e *engine) ensureNet() (nets.Net, error) {
+func (e *Engine) ensureNet() (nets.Net, error) {
 	key := netKey(e.opts)
 	if e.net != nil && e.netKey == key {
 		return e.net, nil
@@ -170,7 +163,7 @@ func (e *engine) ensureNet() (nets.Net, error) {
 }
 
 // setNet makes n, opened for key, the net in use, releasing the previous one.
-func (e *engine) setNet(n nets.Net, key string) {
+func (e *Engine) setNet(n nets.Net, key string) {
 	if e.net != nil {
 		_ = e.net.Close() // a failure to release the old net does not stop the new one
 	}
@@ -180,7 +173,7 @@ func (e *engine) setNet(n nets.Net, key string) {
 // openUsable opens the net for path and checks that it can play: its Info
 // is valid for this build and it evaluates the start position into one
 // finite logit per legal move. A net that fails is closed.
-func (e *engine) openUsable(path string, threads int) (nets.Net, error) {
+func (e *Engine) openUsable(path string, threads int) (nets.Net, error) {
 	n, err := e.open(path, threads)
 	if err != nil {
 		return nil, err
@@ -224,7 +217,7 @@ func tryNet(n nets.Net) error {
 }
 
 // Close releases the net.
-func (e *engine) Close() error {
+func (e *Engine) Close() error {
 	if e.net == nil {
 		return nil
 	}
@@ -235,7 +228,7 @@ func (e *engine) Close() error {
 
 // Think implements uci.Engine: the policy pipeline on the current position,
 // then a human think time.
-func (e *engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) {
+func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) {
 	var res uci.Result
 	net, err := e.ensureNet()
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/engine/enginetest"
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/uci"
 	"github.com/humchess/humchess/uci/client/clienttest"
@@ -70,19 +71,16 @@ func (b *brokenNet) Evaluate(ctx context.Context, in []nets.Input) ([]nets.Outpu
 // nets/load, as the engine does: it plays the Fake net for NetFile "" and
 // needs no ONNX Runtime to refuse a bad file. A file named broken.fake
 // opens as a brokenNet.
-func netFileEngine() *engine {
-	e := fakeEngine()
-	fake := e.open
-	e.open = func(path string, threads int) (nets.Net, error) {
+func netFileEngine() *Engine {
+	return New(func(path string, threads int) (nets.Net, error) {
 		if filepath.Base(path) == "broken.fake" {
 			return &brokenNet{nets.Fake{Seed: 1}}, nil
 		}
-		if n, err := fake(path, threads); err == nil {
+		if n, err := enginetest.OpenFake(path, threads); err == nil {
 			return n, nil
 		}
-		return openNet(path, threads)
-	}
-	return e
+		return OpenNet(path, threads)
+	})
 }
 
 // expectLegalBestmove sends isready and go through s and checks that no
@@ -141,7 +139,7 @@ func TestBadNetFileKeepsMaia(t *testing.T) {
 	ortOrSkip(t)
 	maia := maiaOrSkip(t, "maia-1100")
 	out := &clienttest.Buffer{}
-	e := newEngine()
+	e := New(nil)
 	defer e.Close()
 	s := uci.NewServer(e, out)
 	require.NoError(t, s.Execute("setoption name HumanTiming value false"))
@@ -164,13 +162,12 @@ func TestThreadsReopenFailureKeepsNet(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(maiaDir(), "maia-1100.pb.gz"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, data, 0o644))
-	e := newEngine()
-	e.open = func(p string, threads int) (nets.Net, error) {
+	e := New(func(p string, threads int) (nets.Net, error) {
 		if _, err := os.Stat(p); p != "" && err != nil {
 			return nil, err
 		}
 		return nets.NewFake(1), nil
-	}
+	})
 	defer e.Close()
 	out := &clienttest.Buffer{}
 	s := uci.NewServer(e, out)

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 	"github.com/humchess/humchess/uci"
 )
 
-const lichessSample = "../../testdata/games/lichess-2022-06-2500.pgn.zst"
+const lichessSample = "../testdata/games/lichess-2022-06-2500.pgn.zst"
 
 // recordingNet is the Fake net remembering the encoding of the first
 // position of every Evaluate call: the root of each go.
@@ -260,15 +260,14 @@ func TestEngineContextMatchesPrep(t *testing.T) {
 
 	// The engine, over UCI, on a recording Fake net.
 	net := &recordingNet{Fake: nets.NewFake(1)}
-	e := newEngine()
-	e.open = func(string, int) (nets.Net, error) { return net, nil }
+	e := New(func(string, int) (nets.Net, error) { return net, nil })
 	defer e.Close()
-	s := startSession(e, nil)
-	defer s.close()
+	s := StartSession(e, "HumChess", nil)
+	defer s.Close()
 	for _, l := range []string{"uci", "setoption name HumanTiming value false", "setoption name Seed value 1", "isready"} {
-		require.NoError(t, s.send(l))
+		require.NoError(t, s.Send(l))
 	}
-	_, _, err = s.expect("readyok", benchStartupWait)
+	_, _, err = s.Expect("readyok", benchStartupWait)
 	require.NoError(t, err)
 
 	// Replayed per game: the PGN as written, read back as prep and eval read it.
@@ -302,7 +301,7 @@ func TestEngineContextMatchesPrep(t *testing.T) {
 			setup[2] = fmt.Sprintf("setoption name Increment value %d", int(tc.Increment))
 		}
 		for _, l := range setup {
-			require.NoError(t, s.send(l))
+			require.NoError(t, s.Send(l))
 		}
 		g := board.MustNewGame("")
 		var moves []string
@@ -321,9 +320,9 @@ func TestEngineContextMatchesPrep(t *testing.T) {
 				fmt.Sprintf("setoption name UCI_Elo value %d", mover), fmt.Sprintf("setoption name OpponentElo value %d", opp),
 				position, goLine,
 			} {
-				require.NoError(t, s.send(l))
+				require.NoError(t, s.Send(l))
 			}
-			_, _, err := s.expect("bestmove", benchGoTimeout)
+			_, _, err := s.Expect("bestmove", benchGoTimeout)
 			require.NoError(t, err, "%s ply %d: %s", pg.Site, i, goLine)
 			require.Greater(t, net.calls(), before, "%s ply %d: the net was not asked", pg.Site, i)
 			engineEnc, batch := net.call(before)
