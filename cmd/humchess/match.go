@@ -97,6 +97,9 @@ func runMatch(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := match.Run(ctx, cfg)
+	if sum == nil && *pgnOut != "" {
+		_ = os.Remove(*pgnOut) // the match never started (an engine failed or refused an option): leave no empty PGN
+	}
 	if sum != nil {
 		if werr := sum.WriteText(os.Stdout); werr != nil && err == nil {
 			err = werr

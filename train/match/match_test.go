@@ -183,6 +183,27 @@ func TestStartFailure(t *testing.T) {
 	assert.Contains(t, err.Error(), "engine 2")
 }
 
+// TestRefusedOptions checks that options an engine refuses stop the match
+// before any game, naming the engine and the option, with nothing in the PGN.
+func TestRefusedOptions(t *testing.T) {
+	bin := fakeEngine(t)
+	for _, opts := range [][]client.Option{
+		{{Name: "UCI_Elo", Value: "9999"}},
+		{{Name: "UCI_Elo", Value: "1500"}, {Name: "Bogus", Value: "1"}},
+	} {
+		var pgn bytes.Buffer
+		sum, err := Run(context.Background(), Config{
+			Engines: [2]EngineSpec{{Path: bin, Options: opts}, {Path: bin}},
+			TC:      TimeControl{Nodes: 1}, Games: 2, PGN: &pgn,
+		})
+		require.ErrorIs(t, err, client.ErrRefused, "options %v", opts)
+		assert.Nil(t, sum, "no game is played")
+		assert.Contains(t, err.Error(), "engine 1")
+		assert.Contains(t, err.Error(), opts[len(opts)-1].Name)
+		assert.Empty(t, pgn.String())
+	}
+}
+
 func TestCancel(t *testing.T) {
 	bin := fakeEngine(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)

@@ -29,6 +29,11 @@ var (
 	// ErrBadRequest means the caller asked for something that cannot be sent
 	// (an empty command, a newline inside a value).
 	ErrBadRequest = errors.New("client: bad request")
+	// ErrRefused means the engine refused a configured option: between the
+	// setoption and the readyok of the isready sent after it, it printed
+	// "info string error: ..." (HumChess and most engines) or
+	// "No such option: ..." (Stockfish).
+	ErrRefused = errors.New("client: engine refused option")
 )
 
 // Option is one setoption sent after the handshake.
@@ -43,7 +48,7 @@ type Config struct {
 	Args    []string // its arguments
 	Dir     string   // working directory; "" = the caller's
 	Env     []string // extra environment variables (KEY=VALUE) added to the caller's
-	Options []Option // sent in order after uciok, then isready
+	Options []Option // sent in order after uciok, each followed by isready; a refused one fails Start (ErrRefused)
 
 	InitTimeout  time.Duration // wait for uciok and the first readyok; 0 means 10 s
 	ReadyTimeout time.Duration // wait for readyok later; 0 means 5 s
@@ -166,7 +171,7 @@ func (e *Engine) handshake(ctx context.Context) error {
 		switch f[0] {
 		case "uciok":
 			for _, o := range e.cfg.Options {
-				if err := e.SetOption(o.Name, o.Value); err != nil {
+				if err := e.setOptionChecked(ctx, o); err != nil {
 					return err
 				}
 			}
@@ -306,6 +311,61 @@ func (e *Engine) SetOption(name, value string) error {
 		line += " value " + value
 	}
 	return e.send(line)
+}
+
+// setOptionChecked sends one setoption, then isready, and reads what the
+// engine prints up to readyok: UCI has no acknowledgement for setoption, so
+// an error line in between is the engine refusing it.
+func (e *Engine) setOptionChecked(ctx context.Context, o Option) error {
+	if err := e.SetOption(o.Name, o.Value); err != nil {
+		return err
+	}
+	if err := e.send("isready"); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(e.cfg.initTimeout())
+	var refused []string
+	for {
+		line, err := e.readLine(ctx, deadline, "readyok")
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(line) == "readyok" {
+			break
+		}
+		if msg, ok := refusal(line); ok {
+			refused = append(refused, msg)
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	v := o.Value
+	if v == "" {
+		v = "(no value)"
+	}
+	hint := ""
+	if !e.HasOption(o.Name) {
+		hint = " (the engine declares no such option)"
+	}
+	return fmt.Errorf("%w %s = %s: %s%s", ErrRefused, o.Name, v, strings.Join(refused, "; "), hint)
+}
+
+// refusal reports whether an engine line answers a setoption with an error,
+// and returns the engine's message.
+func refusal(line string) (string, bool) {
+	t := strings.TrimSpace(line)
+	lower := strings.ToLower(t)
+	switch {
+	case strings.HasPrefix(lower, "info string "):
+		msg := strings.TrimSpace(t[len("info string "):])
+		if strings.HasPrefix(strings.ToLower(msg), "error") {
+			return msg, true
+		}
+	case strings.HasPrefix(lower, "no such option"), strings.HasPrefix(lower, "unknown option"):
+		return t, true
+	}
+	return "", false
 }
 
 // IsReady sends isready and waits for readyok (ReadyTimeout).

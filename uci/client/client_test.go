@@ -64,6 +64,38 @@ func TestParseInfo(t *testing.T) {
 	}
 }
 
+func TestRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		line, msg string
+		refused   bool
+	}{
+		{"info string error: setoption: unknown option \"Bogus\"", "error: setoption: unknown option \"Bogus\"", true}, // HumChess
+		{"info string ERROR: bad value", "ERROR: bad value", true},
+		{"No such option: Bogus", "No such option: Bogus", true}, // Stockfish
+		{"info string NNUE evaluation using nn-1.nnue", "", false},
+		{"info depth 1 score cp 3", "", false},
+		{"id name error", "", false},
+	} {
+		msg, ok := refusal(tc.line)
+		assert.Equal(t, tc.refused, ok, "refusal(%q)", tc.line)
+		assert.Equal(t, tc.msg, msg, "refusal(%q)", tc.line)
+	}
+}
+
+// TestStartRefusedOption checks that a refused option fails Start with the
+// option and the engine's own words.
+func TestStartRefusedOption(t *testing.T) {
+	_, err := Start(context.Background(), Config{Path: fakeEngine(t), InitTimeout: 2 * time.Second,
+		Options: []Option{{Name: "UCI_Elo", Value: "9999"}}})
+	require.ErrorIs(t, err, ErrRefused)
+	assert.Contains(t, err.Error(), "UCI_Elo = 9999")
+	assert.Contains(t, err.Error(), "not in 100..3000")
+	_, err = Start(context.Background(), Config{Path: fakeEngine(t), InitTimeout: 2 * time.Second,
+		Options: []Option{{Name: "Bogus", Value: "1"}}})
+	require.ErrorIs(t, err, ErrRefused)
+	assert.Contains(t, err.Error(), "declares no such option")
+}
+
 func TestEngine(t *testing.T) {
 	bin := fakeEngine(t)
 	ctx := context.Background()
@@ -87,6 +119,7 @@ func TestEngine(t *testing.T) {
 		{name: "malformed bestmove", cfg: cfg("-garbage-after", "1"), goErr: ErrMalformed},
 		{name: "bad option name", cfg: Config{Path: bin, Options: []Option{{Name: " "}}}, startErr: ErrBadRequest},
 		{name: "option with newline", cfg: Config{Path: bin, Options: []Option{{Name: "UCI_Elo", Value: "1\nquit"}}}, startErr: ErrBadRequest},
+		{name: "accepted option", cfg: Config{Path: bin, Options: []Option{{Name: "uci_elo", Value: "1200"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			begin := time.Now()
@@ -178,4 +211,8 @@ func TestStockfish(t *testing.T) {
 	assert.Equal(t, "h5f7", r.BestMove)
 	assert.Equal(t, Score{Valid: true, Mate: true, Value: 1}, r.Score)
 	assert.Equal(t, 5, r.Depth, "the last info line's depth")
+
+	_, err = Start(ctx, Config{Path: stockfish, Options: []Option{{"Threads", "1"}, {"Bogus", "1"}}})
+	require.ErrorIs(t, err, ErrRefused, "Stockfish answers an unknown option with No such option")
+	assert.Contains(t, err.Error(), "No such option: Bogus")
 }

@@ -1,7 +1,8 @@
 // Command fakeengine is a tiny UCI engine for the tests of uci/client and
 // train/match: a random mover that can be told to misbehave after a number
 // of moves (crash, play an illegal move, sleep past its time, print a
-// malformed bestmove) or to never finish the handshake.
+// malformed bestmove) or to never finish the handshake. It refuses any
+// option but UCI_Elo (100..3000) with "info string error: ...".
 //
 // The tests build it with "go build" into a temporary directory.
 package main
@@ -59,6 +60,10 @@ func main() {
 			say("id author humchess tests")
 			say("option name UCI_Elo type spin default 1500 min 100 max 3000")
 			say("uciok")
+		case "setoption":
+			if msg := setOption(f[1:]); msg != "" {
+				say("info string error: %s", msg)
+			}
 		case "isready":
 			if !*noReadyOK {
 				say("readyok")
@@ -128,6 +133,23 @@ func main() {
 			return
 		}
 	}
+}
+
+// setOption checks "name N value V" against the one declared option
+// (UCI_Elo, 100..3000) and returns why it is refused, or "".
+func setOption(args []string) string {
+	if len(args) < 2 || args[0] != "name" {
+		return "setoption: want name <id> [value <x>]"
+	}
+	name, value, _ := strings.Cut(strings.Join(args[1:], " "), " value ")
+	if !strings.EqualFold(name, "UCI_Elo") {
+		return fmt.Sprintf("setoption: unknown option %q", name)
+	}
+	v, err := strconv.Atoi(value)
+	if err != nil || v < 100 || v > 3000 {
+		return fmt.Sprintf("setoption: UCI_Elo: %q is not in 100..3000", value)
+	}
+	return ""
 }
 
 // readCount reads the game count kept in path (0 when there is none).
