@@ -138,6 +138,9 @@ func runEval(args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(os.Stderr, "eval: warning: %s\n", w)
+	}
 	var dl []string
 	for _, d := range strings.Split(*dims, ",") {
 		if d = strings.TrimSpace(d); d != "" {

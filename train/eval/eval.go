@@ -100,9 +100,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	jobs := make(chan *pgn.Game, workers*2)
 	var readErr error
 	var skipped skipCounts
+	var warnings []string
 	go func() {
 		defer close(jobs)
-		readErr = readGames(ctx, &cfg, jobs, &skipped)
+		warnings, readErr = readGames(ctx, &cfg, jobs, &skipped)
 	}()
 	var (
 		wg       sync.WaitGroup
@@ -171,6 +172,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.merge(w.acc)
 	}
 	rep.Skipped = skipped.m
+	rep.Warnings = warnings
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }
@@ -186,13 +188,15 @@ func (s *skipCounts) add(reason string) {
 	s.m[reason]++
 }
 
-// readGames streams the inputs, filters games and sends copies to jobs.
-func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped *skipCounts) error {
+// readGames streams the inputs, filters games and sends copies to jobs. A
+// file that breaks off (truncated or corrupt) keeps the games read before
+// the break and gives a warning; reading goes on with the next file.
+func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped *skipCounts) (warnings []string, err error) {
 	var n int64
 	for _, path := range cfg.Inputs {
 		rc, err := pgn.Open(path)
 		if err != nil {
-			return fmt.Errorf("eval: %w", err)
+			return warnings, fmt.Errorf("eval: %w", err)
 		}
 		r := pgn.NewReader(rc)
 		for {
@@ -200,9 +204,13 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped 
 			if errors.Is(err, io.EOF) {
 				break
 			}
+			if errors.Is(err, pgn.ErrCorrupt) {
+				warnings = append(warnings, fmt.Sprintf("%v; the %d games read before the break are kept", err, r.Stats().Games))
+				break
+			}
 			if err != nil {
 				_ = rc.Close() // the read error is the one to report
-				return fmt.Errorf("eval: %s: %w", path, err)
+				return warnings, fmt.Errorf("eval: %s: %w", path, err)
 			}
 			switch {
 			case !InSplit(g, cfg.Split, cfg.ValFraction):
@@ -226,18 +234,18 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped 
 			case jobs <- c:
 			case <-ctx.Done():
 				_ = rc.Close() // cancelled: nothing more to read
-				return nil
+				return warnings, nil
 			}
 			n++
 			if cfg.MaxGames > 0 && n >= cfg.MaxGames {
-				return rc.Close()
+				return warnings, rc.Close()
 			}
 		}
 		if err := rc.Close(); err != nil {
-			return fmt.Errorf("eval: %s: %w", path, err)
+			return warnings, fmt.Errorf("eval: %s: %w", path, err)
 		}
 	}
-	return nil
+	return warnings, nil
 }
 
 // copyGame copies what Positions needs out of the reader's reused Game.

@@ -91,6 +91,28 @@ func synthGame(t *testing.T, pl played, seed uint64, plies, whiteElo, blackElo i
 	return b.String(), counts
 }
 
+// TestRunTruncated evaluates a zstd file cut short: the games before the
+// cut are evaluated and the report carries a warning naming the file.
+func TestRunTruncated(t *testing.T) {
+	full, err := os.ReadFile(realPGN)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "cut.pgn.zst")
+	require.NoError(t, os.WriteFile(path, full[:len(full)/8], 0o644))
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("uniform", uniform)},
+		Workers:     1,
+	})
+	require.NoError(t, err, "a truncated file is a warning, not a failure")
+	assert.Positive(t, rep.Games, "the games before the cut are evaluated")
+	require.Len(t, rep.Warnings, 1)
+	assert.Contains(t, rep.Warnings[0], "cut.pgn.zst")
+	assert.Contains(t, rep.Warnings[0], "truncated or corrupt")
+	var b strings.Builder
+	require.NoError(t, rep.WriteText(&b, []string{"all"}))
+	assert.Contains(t, b.String(), "warning: ")
+}
+
 func TestRunSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	pl := played{}

@@ -93,9 +93,12 @@ type Report struct {
 	Compare [2]int   // the contestants of Row.Diff
 	Games   int64
 	Skipped map[string]int64 // games skipped, by reason
-	Seconds float64
-	Rows    [2]map[Bucket]*Row // per protocol
-	oppBand int
+	// Warnings are problems that did not stop the run, such as an input
+	// file that broke off (truncated or corrupt) after some games.
+	Warnings []string
+	Seconds  float64
+	Rows     [2]map[Bucket]*Row // per protocol
+	oppBand  int
 }
 
 func newReport(cfg *Config) *Report {
@@ -296,6 +299,9 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "eval: %d games, %d positions (maia protocol %d) in %.1f s\n", r.Games, r.Positions(ProtocolAll), r.Positions(ProtocolMaia), r.Seconds)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", w)
+	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("  games skipped:")
 		for _, k := range sortedKeys(r.Skipped) {

@@ -12,6 +12,11 @@ var (
 	// ErrFormat is returned by Open when the file's content is neither PGN
 	// text nor a supported compressed stream.
 	ErrFormat = errors.New("pgn: unsupported file format")
+	// ErrCorrupt means a file opened by Open broke off while being read: a
+	// compressed stream that is truncated or damaged, or a failing read.
+	// The error names the file and how far into it reading got; the games
+	// before the break were returned normally.
+	ErrCorrupt = errors.New("pgn: truncated or corrupt file")
 
 	// ErrTooLarge: the game's text exceeded Reader.MaxGameBytes.
 	ErrTooLarge = errors.New("pgn: too large")

@@ -98,8 +98,13 @@ func looksLikeText(head []byte) bool {
 // known compressed format nor text gives an error wrapping ErrFormat that
 // names what the extension claimed. The stream is decompressed as it is
 // read, in bounded memory. Closing the result closes the file (never stdin).
+//
+// A read that fails after the start (a truncated or damaged compressed
+// stream, an I/O error) returns an error wrapping ErrCorrupt that names the
+// file and the byte offset reached in it.
 func Open(path string) (io.ReadCloser, error) {
 	var f *os.File
+	size := int64(-1)
 	if path == "-" {
 		f = os.Stdin
 	} else {
@@ -108,8 +113,12 @@ func Open(path string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pgn: open: %w", err)
 		}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
-	rc, err := NewDecompressor(f, path)
+	cf := &countingReader{r: f}
+	rc, format, err := newDecompressor(cf, path)
 	if err != nil {
 		if path != "-" {
 			_ = f.Close() // the open error is the one to report
@@ -120,17 +129,66 @@ func Open(path string) (io.ReadCloser, error) {
 	if path == "-" {
 		closeFile = func() error { return nil }
 	}
-	return &readCloser{Reader: rc, closers: []func() error{rc.Close, closeFile}}, nil
+	name := path
+	if path == "-" {
+		name = "stdin"
+	}
+	r := &breakReader{r: rc, file: cf, name: name, format: format, size: size}
+	return &readCloser{Reader: r, closers: []func() error{rc.Close, closeFile}}, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// breakReader turns a read error other than io.EOF into one wrapping
+// ErrCorrupt that says where in the file reading broke off.
+type breakReader struct {
+	r      io.Reader
+	file   *countingReader // the bytes taken from the file so far
+	name   string
+	format Format
+	size   int64 // the file's size, -1 unknown
+}
+
+func (b *breakReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, ErrCorrupt) {
+		return n, err
+	}
+	what := "reading"
+	if b.format != FormatPlain {
+		what = b.format.String() + " stream"
+	}
+	of := ""
+	if b.size >= 0 {
+		of = fmt.Sprintf(" of %d", b.size)
+	}
+	return n, fmt.Errorf("%w: %s: %s broke off at byte %d%s: %w", ErrCorrupt, b.name, what, b.file.n, of, err)
 }
 
 // NewDecompressor wraps r in the decompressor its magic bytes call for (see
 // Open). name is only used in error messages and may be empty. Closing the
 // result releases the decompressor, not r.
 func NewDecompressor(r io.Reader, name string) (io.ReadCloser, error) {
+	rc, _, err := newDecompressor(r, name)
+	return rc, err
+}
+
+// newDecompressor is NewDecompressor, also returning the format found.
+func newDecompressor(r io.Reader, name string) (io.ReadCloser, Format, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(512)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, fmt.Errorf("pgn: read %s: %w", name, err)
+		return nil, FormatPlain, fmt.Errorf("pgn: read %s: %w", name, err)
 	}
 	format, ok := sniff(head)
 	if !ok {
@@ -138,7 +196,7 @@ func NewDecompressor(r io.Reader, name string) (io.ReadCloser, error) {
 		if f, has := FormatFromName(name); has && f != FormatPlain {
 			claimed = f.String() + " data"
 		}
-		return nil, fmt.Errorf("%w: %s: name says %s, content is neither text nor zstd, bzip2 or gzip (first bytes % x)",
+		return nil, FormatPlain, fmt.Errorf("%w: %s: name says %s, content is neither text nor zstd, bzip2 or gzip (first bytes % x)",
 			ErrFormat, name, claimed, head[:min(len(head), 4)])
 	}
 	switch format {
@@ -148,19 +206,19 @@ func NewDecompressor(r io.Reader, name string) (io.ReadCloser, error) {
 		// database uses far less).
 		d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(true))
 		if err != nil {
-			return nil, fmt.Errorf("pgn: zstd %s: %w", name, err)
+			return nil, format, fmt.Errorf("pgn: zstd %s: %w", name, err)
 		}
-		return &readCloser{Reader: d, closers: []func() error{func() error { d.Close(); return nil }}}, nil
+		return &readCloser{Reader: d, closers: []func() error{func() error { d.Close(); return nil }}}, format, nil
 	case FormatBzip2:
-		return io.NopCloser(bzip2.NewReader(br)), nil
+		return io.NopCloser(bzip2.NewReader(br)), format, nil
 	case FormatGzip:
 		g, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("pgn: gzip %s: %w", name, err)
+			return nil, format, fmt.Errorf("pgn: gzip %s: %w", name, err)
 		}
-		return g, nil
+		return g, format, nil
 	}
-	return io.NopCloser(br), nil
+	return io.NopCloser(br), format, nil
 }
 
 // readCloser is an io.Reader with a list of closers run in order.

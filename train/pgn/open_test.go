@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,6 +88,7 @@ func TestOpen(t *testing.T) {
 		{"binary named .zst", write("junk.pgn.zst", []byte{0, 1, 2, 3, 4, 5}), nil, ErrFormat},
 		{"missing file", filepath.Join(dir, "nope.pgn"), nil, os.ErrNotExist},
 		{"truncated zstd", write("cut.pgn.zst", zst[:len(zst)-30]), nil, io.ErrUnexpectedEOF},
+		{"truncated zstd is corrupt", write("cut2.pgn.zst", zst[:len(zst)-30]), nil, ErrCorrupt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +102,24 @@ func TestOpen(t *testing.T) {
 			assert.Equal(t, tt.want, got, "%s", tt.path)
 		})
 	}
+}
+
+// TestOpenTruncated cuts a real zstd file in half: the games before the cut
+// read, then the error says the file is truncated or corrupt, with its name
+// and the byte offset reached.
+func TestOpenTruncated(t *testing.T) {
+	full, err := os.ReadFile(vendoredGames)
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "cut.pgn.zst")
+	require.NoError(t, os.WriteFile(p, full[:len(full)/2], 0o644))
+	events, err := eventsOf(t, p)
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.NotEmpty(t, events, "the games before the cut are read")
+	msg := err.Error()
+	assert.Contains(t, msg, "truncated or corrupt")
+	assert.Contains(t, msg, "cut.pgn.zst")
+	assert.Contains(t, msg, fmt.Sprintf("at byte %d of %d", len(full)/2, len(full)/2))
+	assert.NotContains(t, msg, "pgn: read:", "one prefix, not two")
 }
 
 // TestOpenFormatError checks that the ErrFormat message names the claim.

@@ -249,7 +249,7 @@ func (r *Reader) readGame() (*Game, error) {
 		if errors.Is(r.err, io.EOF) {
 			return nil, io.EOF
 		}
-		return nil, fmt.Errorf("pgn: read: %w", r.err)
+		return nil, readError(r.err)
 	}
 	return r.finish(firstLine, state, tooLarge, true)
 }
@@ -263,7 +263,7 @@ func (r *Reader) finish(firstLine int64, state int, tooLarge, atEnd bool) (*Game
 	if atEnd && !errors.Is(r.err, io.EOF) {
 		// A read error in the middle of the game: the game is lost.
 		r.skip(&GameError{Err: ErrTruncated, Line: firstLine, Detail: r.err.Error()})
-		return nil, fmt.Errorf("pgn: read: %w", r.err)
+		return nil, readError(r.err)
 	}
 	var err error
 	switch {
@@ -286,6 +286,15 @@ func (r *Reader) finish(firstLine int64, state int, tooLarge, atEnd bool) (*Game
 	}
 	g.movetext = r.mt
 	return g, nil
+}
+
+// readError is the error Next returns for a read error: Open's ErrCorrupt
+// errors already say what broke and where; others get a prefix.
+func readError(err error) error {
+	if errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("pgn: read: %w", err)
 }
 
 // firstLineOf returns b up to its first '\n'.

@@ -24,6 +24,11 @@ import (
 // (or shards) when Config.Force is not set.
 var ErrOutputExists = errors.New("prep: output directory already holds shards (use -force to replace them)")
 
+// ErrNoPositions reports a run that kept no position (no games in the
+// inputs, or every game filtered out): it writes no manifest, as an empty
+// set is of no use to the trainer.
+var ErrNoPositions = errors.New("prep: no position kept")
+
 // Summary is the outcome of a prep run; it is also saved in the manifest's stats.
 type Summary struct {
 	GamesSeen     int64                  `json:"games_seen"`     // games in the input, malformed ones included
@@ -129,9 +134,38 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 		return nil, err
 	}
 	defer closeTeachers(teachers)
-	if err := prepareOut(&cfg); err != nil {
+	if err := checkInputs(cfg.Inputs); err != nil {
 		return nil, err
 	}
+	created, err := prepareOut(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := run(ctx, cfg, log, start, teachers)
+	if err != nil && created {
+		_ = os.Remove(cfg.Out) // removes the directory this run made only if nothing is left in it
+	}
+	return sum, err
+}
+
+// checkInputs opens every input file (not stdin) before anything is
+// written, so that a missing or unreadable file leaves no output behind.
+func checkInputs(inputs []string) error {
+	for _, path := range inputs {
+		if path == "-" {
+			continue
+		}
+		rc, err := pgn.Open(path)
+		if err != nil {
+			return fmt.Errorf("prep: input %s: %w", path, err)
+		}
+		_ = rc.Close() // opened only to check it; read-only
+	}
+	return nil
+}
+
+// run is Run once the inputs are checked and the output prepared.
+func run(ctx context.Context, cfg Config, log io.Writer, start time.Time, teachers []*teacher) (*Summary, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -222,6 +256,17 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	}
 	sum.Shards = len(infos)
 	sum.Seconds = time.Since(start).Seconds()
+	if sum.PositionsKept == 0 {
+		var why []string
+		for _, k := range slicesSorted(sum.Skipped) {
+			why = append(why, fmt.Sprintf("%s %d", k, sum.Skipped[k]))
+		}
+		reasons := ""
+		if len(why) > 0 {
+			reasons = "; skipped: " + strings.Join(why, ", ")
+		}
+		return nil, fmt.Errorf("%w: %d games read from %s%s; no manifest written", ErrNoPositions, sum.GamesSeen, strings.Join(cfg.Inputs, " "), reasons)
+	}
 	var teacherInfo *shard.Teacher
 	if teachers != nil {
 		sum.Teacher = teachers[0].name()
@@ -306,13 +351,17 @@ func closeTeachers(ts []*teacher) {
 // prepareOut creates the output directory, refusing (without Force) one that
 // holds shards, and with Force removing the old manifest first and then the
 // old shards, so a killed rerun can never leave an old manifest over new shards.
-func prepareOut(cfg *Config) error {
+// created says the directory did not exist before.
+func prepareOut(cfg *Config) (created bool, err error) {
+	if _, err := os.Stat(cfg.Out); errors.Is(err, os.ErrNotExist) {
+		created = true
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return fmt.Errorf("prep: %w", err)
+		return false, fmt.Errorf("prep: %w", err)
 	}
 	entries, err := os.ReadDir(cfg.Out)
 	if err != nil {
-		return fmt.Errorf("prep: %w", err)
+		return created, fmt.Errorf("prep: %w", err)
 	}
 	var old []string
 	for _, e := range entries {
@@ -322,20 +371,20 @@ func prepareOut(cfg *Config) error {
 		}
 	}
 	if len(old) == 0 {
-		return nil
+		return created, nil
 	}
 	if !cfg.Force {
-		return fmt.Errorf("%w: %s", ErrOutputExists, cfg.Out)
+		return false, fmt.Errorf("%w: %s", ErrOutputExists, cfg.Out)
 	}
 	if err := shard.RemoveManifest(cfg.Out); err != nil {
-		return err
+		return false, err
 	}
 	for _, n := range old {
 		if err := os.Remove(filepath.Join(cfg.Out, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("prep: %w", err)
+			return false, fmt.Errorf("prep: %w", err)
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // readInputs is the reader goroutine: it reads every input in turn, applies
@@ -387,6 +436,10 @@ func readInputs(ctx context.Context, cfg *Config, f *filter, dist *Distributions
 			g, err := r.NextHeaders()
 			if errors.Is(err, io.EOF) {
 				break
+			}
+			if errors.Is(err, pgn.ErrCorrupt) {
+				rc.Close()
+				return fmt.Errorf("prep: %w; no manifest written, the output is not a complete set", err)
 			}
 			if err != nil {
 				rc.Close()

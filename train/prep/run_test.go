@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/pgn"
 	"github.com/humchess/humchess/train/shard"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -277,25 +278,40 @@ func TestRunBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(notPGN, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 0o644))
 	garbage := filepath.Join(dir, "g.pgn")
 	require.NoError(t, os.WriteFile(garbage, []byte("[Event \"Rated Blitz game\"]\n[WhiteElo \"1500\"]\n\n1. e4 Zz9 *\n\n[oops\n"), 0o644))
+	empty := filepath.Join(dir, "empty.pgn")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	full, err := os.ReadFile(lichessSample)
+	require.NoError(t, err)
+	cut := filepath.Join(dir, "cut.pgn.zst")
+	require.NoError(t, os.WriteFile(cut, full[:len(full)/2], 0o644))
 	tests := []struct {
-		name   string
-		inputs []string
-		ok     bool
+		name    string
+		inputs  []string
+		wantErr error  // nil: any error
+		msg     string // in the error
 	}{
-		{"missing file", []string{filepath.Join(dir, "nope.pgn")}, false},
-		{"not pgn", []string{notPGN}, false},
-		{"garbage games are skipped", []string{garbage}, true},
+		{"missing file", []string{filepath.Join(dir, "nope.pgn")}, os.ErrNotExist, "nope.pgn"},
+		{"missing second file", []string{empty, filepath.Join(dir, "nope.pgn")}, os.ErrNotExist, "nope.pgn"},
+		{"not pgn", []string{notPGN}, pgn.ErrFormat, "x.pgn.zst"},
+		{"garbage games only", []string{garbage}, ErrNoPositions, "skipped: "},
+		{"no games", []string{empty}, ErrNoPositions, "0 games read"},
+		{"truncated", []string{cut}, pgn.ErrCorrupt, fmt.Sprintf("cut.pgn.zst: zst stream broke off at byte %d", len(full)/2)},
 	}
 	for _, tc := range tests {
-		cfg := testConfig(t, tc.inputs...)
-		sum, err := Run(context.Background(), cfg, io.Discard)
-		if !tc.ok {
-			assert.Error(t, err, tc.name)
+		for _, fresh := range []bool{false, true} {
+			cfg := testConfig(t, tc.inputs...)
+			if fresh { // an output directory that does not exist yet
+				cfg.Out = filepath.Join(t.TempDir(), "out")
+			}
+			_, err := Run(context.Background(), cfg, io.Discard)
+			require.ErrorIs(t, err, tc.wantErr, tc.name)
+			assert.Contains(t, err.Error(), tc.msg, tc.name)
 			_, oerr := shard.Open(cfg.Out)
-			assert.ErrorIs(t, oerr, shard.ErrNoManifest, tc.name)
-			continue
+			if fresh && tc.name != "truncated" {
+				assert.NoDirExists(t, cfg.Out, "%s: a failed run leaves no empty output directory", tc.name)
+			} else {
+				assert.ErrorIs(t, oerr, shard.ErrNoManifest, "%s: no manifest", tc.name)
+			}
 		}
-		require.NoError(t, err, tc.name)
-		assert.Equal(t, int64(0), sum.PositionsKept, tc.name)
 	}
 }
