@@ -271,6 +271,14 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		// happened before: a fixed seed replays the same game.
 		rng = mrand.New(mrand.NewPCG(uint64(o.Seed), g.Hash()^uint64(g.Ply())))
 	}
+	clock := policy.ContextClock(bctx, lim.MovesToGo, time.Duration(o.MoveOverhead)*time.Millisecond)
+	humanClock := clock.Remaining >= 0 && !lim.Infinite && lim.MoveTime == 0 && lim.Depth == 0 && lim.Nodes == 0 && lim.Mate == 0
+	hurried := humanClock && !lim.Ponder && clock.Hurried() // a ponder search is done before ponderhit
+	if hurried {
+		// One net evaluation only: the filter's and the reply's would cost
+		// more than the clock allows.
+		p.BlunderFilter, p.Reply = false, false
+	}
 	ch, err := policy.Choose(ctx, net, g, bctx, p, rng)
 	if err != nil {
 		return res, err
@@ -292,8 +300,6 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		res.Lines = []uci.Line{line(ch.Played, ch)}
 	}
 
-	clock := policy.ContextClock(bctx, lim.MovesToGo, time.Duration(o.MoveOverhead)*time.Millisecond)
-	humanClock := clock.Remaining >= 0 && !lim.Infinite && lim.MoveTime == 0 && lim.Depth == 0 && lim.Nodes == 0 && lim.Mate == 0
 	if o.HumanTiming && humanClock {
 		top := 0.0
 		if len(ch.Lines) > 0 {
@@ -307,6 +313,9 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),
 	)
+	if hurried {
+		res.Notes = append(res.Notes, fmt.Sprintf("hurried: safe limit %v below %v, no blunder filter or ponder reply", clock.SafeLimit(), policy.HurryBelow))
+	}
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/engine/enginetest"
+	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/uci"
 )
@@ -94,6 +96,45 @@ func TestHumanTimingWaits(t *testing.T) {
 	if n := strings.Count(out.String(), "bestmove"); n != 2 {
 		t.Errorf("%d bestmoves for 2 go: %s", n, out.String())
 	}
+}
+
+// TestTinyClockAnswersInTime plays on a net that takes 35 ms per
+// evaluation: with a clock of 70 ms and MoveOverhead 10 the bestmove must
+// come before 60 ms, so the move costs one evaluation (no blunder filter,
+// no ponder reply); with a long clock the filter still runs.
+func TestTinyClockAnswersInTime(t *testing.T) {
+	net := &nets.Fake{Seed: 1, Latency: 35 * time.Millisecond}
+	e := New(func(string, int) (nets.Net, error) { return net, nil })
+	defer e.Close()
+	out := &clienttest.Buffer{}
+	s := uci.NewServer(e, out)
+	for _, l := range []string{"setoption name MoveOverhead value 10", "setoption name Ponder value true", "isready"} {
+		require.NoError(t, s.Execute(l))
+	}
+	s.Sync()
+	for _, tc := range []struct {
+		wtime, overhead int // ms
+		calls           int // net evaluations
+	}{
+		{70, 10, 1},
+		{50, 100, 1}, // less than the overhead: at once
+		{1000, 0, 1}, // 1000/20 = 50 ms, below policy.HurryBelow
+		{6000, 10, 2}, // 6000/20 - 10 = 290 ms: the filter runs
+	} {
+		require.NoError(t, s.Execute(fmt.Sprintf("setoption name MoveOverhead value %d", tc.overhead)))
+		require.NoError(t, s.Execute("position startpos moves e2e4"))
+		before := net.Calls()
+		start := time.Now()
+		require.NoError(t, s.Execute(fmt.Sprintf("go wtime 600000 btime %d", tc.wtime)))
+		s.Sync()
+		took := time.Since(start)
+		assert.Equal(t, tc.calls, net.Calls()-before, "btime %d overhead %d: net evaluations", tc.wtime, tc.overhead)
+		if tc.calls == 1 {
+			limit := time.Duration(max(tc.wtime-tc.overhead, 60)) * time.Millisecond // 60: one evaluation and some scheduling
+			assert.Less(t, took, limit, "btime %d overhead %d: bestmove after %v", tc.wtime, tc.overhead, took)
+		}
+	}
+	assert.Equal(t, 4, strings.Count(out.String(), "bestmove"), out.String())
 }
 
 // TestHugeClocksThinkCapped asks for moves with clocks no game has, on nets

@@ -40,6 +40,22 @@ func (c Clock) SafeLimit() time.Duration {
 	return min(max(limit, 0), MaxThink)
 }
 
+// HurryBelow is the SafeLimit under which a move is hurried (Hurried).
+// The blunder filter and the ponder reply each cost a batched net
+// evaluation of candidate moves (20-40 ms for the default net on a busy
+// CPU), which a clock of a few hundred milliseconds cannot pay: at 1+0 they
+// lost games on time by 12-15 ms.
+const HurryBelow = 100 * time.Millisecond
+
+// Hurried reports whether the clock is known and so short (SafeLimit below
+// HurryBelow, which is the case whenever Remaining/20 + 0.8*Inc is within
+// HurryBelow of Overhead) that the move must cost the one net evaluation of
+// the position and nothing more: no blunder filter, no ponder reply.
+func (c Clock) Hurried() bool {
+	l := c.SafeLimit()
+	return l >= 0 && l < HurryBelow
+}
+
 // lastBinFactor sets the top of the last think-time bin: its lower edge
 // times this.
 const lastBinFactor = 2

@@ -45,3 +45,21 @@ func TestHugeClocksCapThink(t *testing.T) {
 		}
 	}
 }
+
+func TestHurried(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		c    Clock
+		want bool
+	}{
+		{Clock{Remaining: -1}, false},                             // no clock
+		{Clock{Remaining: 50 * ms, Overhead: 10 * ms}, true},      // 2.5 - 10 ms: nothing to spend
+		{Clock{Remaining: time.Second, Overhead: 100 * ms}, true}, // 1+0 with the default overhead
+		{Clock{Remaining: 1999 * ms}, true},                       // 99.95 ms
+		{Clock{Remaining: 2 * time.Second}, false},                // 100 ms
+		{Clock{Remaining: time.Second, Inc: time.Second}, false},
+		{Clock{Remaining: 3 * time.Minute, Overhead: 100 * ms}, false},
+	} {
+		assert.Equal(t, tc.want, tc.c.Hurried(), "%+v (safe limit %v)", tc.c, tc.c.SafeLimit())
+	}
+}
