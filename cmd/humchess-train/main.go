@@ -39,10 +39,10 @@ func run(args []string, log io.Writer) error {
 	switch args[0] {
 	case "train":
 		var resume bool
-		var extendTo int
+		var endAt int
 		cfg, rest, err := torch.ParseArgs("humchess-train train", args[1:], func(fs *flag.FlagSet) {
 			fs.BoolVar(&resume, "resume", false, "continue the run in -out from its last checkpoint")
-			fs.IntVar(&extendTo, "extend-to", 0, "with -resume: continue the run to this many steps, a new learning-rate cycle after its last configured step")
+			fs.IntVar(&endAt, "end-at", 0, "with -resume: end the run at this step; past its last step a new learning-rate cycle, before it a compressed decay")
 		})
 		if err != nil {
 			return err
@@ -55,10 +55,10 @@ func run(args []string, log io.Writer) error {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		if extendTo > 0 && !resume {
-			return errors.New("train: -extend-to continues a run: use it with -resume")
+		if endAt > 0 && !resume {
+			return errors.New("train: -end-at changes a run's end: use it with -resume")
 		}
-		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, ExtendTo: extendTo})
+		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt})
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
 			return nil

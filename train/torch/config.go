@@ -39,7 +39,7 @@ type Config struct {
 	Steps int `json:"steps"` // optimizer steps
 	// CycleStart is the step the current learning-rate cycle (warm-up, then
 	// cosine decay to Steps) started after: 0 for a run's first cycle, the
-	// previous end for a run extended on resume (Options.ExtendTo).
+	// previous end for a run extended on resume (Options.EndAt).
 	CycleStart  int     `json:"cycle_start,omitempty"`
 	BatchSize   int     `json:"batch_size"`   // positions per micro-batch
 	Accum       int     `json:"accum"`        // micro-batches per optimizer step

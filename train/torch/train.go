@@ -32,12 +32,14 @@ const (
 type Options struct {
 	Log    io.Writer // progress lines; nil discards them
 	Resume bool      // continue from Out/last.ckpt
-	// ExtendTo, with Resume, continues the run to this many steps when it is
-	// more than the run's own: a new learning-rate cycle (warm-up, then cosine
-	// decay to ExtendTo) starts after the run's last configured step, so a run
-	// that finished can go on (a warm restart) and one that was interrupted
-	// first finishes its cycle.
-	ExtendTo int
+	// EndAt, with Resume, moves the run's last step. Past the run's own last
+	// step, a new learning-rate cycle (warm-up, then cosine decay to EndAt)
+	// starts after it, so a run that finished can go on (a warm restart) and
+	// one that was interrupted first finishes its cycle. Between the step
+	// reached and the run's last step, the current cycle's cosine decay is
+	// compressed to end at EndAt (the learning rate drops at once to where the
+	// shorter schedule has it), so a run can be fitted into the time left.
+	EndAt int
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -163,11 +165,16 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		// the outputs live and what machine runs it may change.
 		c := ck.State.Config
 		c.Data, c.Out, c.Device, c.Threads = cfg.Data, cfg.Out, cfg.Device, cfg.Threads
-		if r.opts.ExtendTo > c.Steps {
-			r.logf("humchess-train: extending the run from %d to %d steps: a new learning-rate cycle starts after step %d", c.Steps, r.opts.ExtendTo, c.Steps)
-			c.CycleStart, c.Steps = c.Steps, r.opts.ExtendTo
-		} else if r.opts.ExtendTo > 0 {
-			return nil, fmt.Errorf("%w: -extend-to %d is not past the run's %d steps", ErrConfig, r.opts.ExtendTo, c.Steps)
+		switch end := r.opts.EndAt; {
+		case end == 0 || end == c.Steps:
+		case end > c.Steps:
+			r.logf("humchess-train: extending the run from %d to %d steps: a new learning-rate cycle starts after step %d", c.Steps, end, c.Steps)
+			c.CycleStart, c.Steps = c.Steps, end
+		case end > ck.State.Step:
+			r.logf("humchess-train: ending the run at step %d instead of %d: the learning-rate decay is compressed to end there", end, c.Steps)
+			c.Steps = end
+		default:
+			return nil, fmt.Errorf("%w: -end-at %d is not past the step reached (%d)", ErrConfig, end, ck.State.Step)
 		}
 		cfg = c
 		r.st = ck.State

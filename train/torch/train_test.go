@@ -321,7 +321,8 @@ func TestTop3(t *testing.T) {
 
 // TestExtend finishes a run, extends it on resume and checks that the new
 // steps run under a new learning-rate cycle (warm-up from the run's end, then
-// decay to the new last step) and that a run cannot be "extended" backwards.
+// decay to the new last step) and that a run cannot end before the step it
+// reached.
 func TestExtend(t *testing.T) {
 	c := tinyConfig(t)
 	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 10, 5, 1, 1000, 2, 0
@@ -331,9 +332,9 @@ func TestExtend(t *testing.T) {
 	require.Equal(t, 10, first.Step)
 	assert.InDelta(t, c.LR*c.MinLRFrac, first.Losses[9].LR, 1e-12, "the first cycle ends at the floor")
 
-	_, err = Run(context.Background(), c, Options{Resume: true, ExtendTo: 10})
+	_, err = Run(context.Background(), c, Options{Resume: true, EndAt: 9})
 	require.ErrorIs(t, err, ErrConfig)
-	more, err := Run(context.Background(), c, Options{Resume: true, ExtendTo: 20})
+	more, err := Run(context.Background(), c, Options{Resume: true, EndAt: 20})
 	require.NoError(t, err)
 	require.Equal(t, 20, more.Step)
 	require.Len(t, more.Losses, 10)
@@ -345,6 +346,28 @@ func TestExtend(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 20, ck.State.Config.Steps)
 	assert.Equal(t, 10, ck.State.Config.CycleStart)
+}
+
+// TestEndEarlier stops a run, resumes it with an earlier last step and checks
+// that its decay is compressed to end there.
+func TestEndEarlier(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 20, 5, 1, 1000, 2, 0
+	c.Out = filepath.Join(t.TempDir(), "run")
+	_, err := Run(context.Background(), c, Options{AfterStep: func(s StepInfo) error {
+		if s.Step == 5 {
+			return ErrStopped
+		}
+		return nil
+	}})
+	require.ErrorIs(t, err, ErrStopped)
+	short, err := Run(context.Background(), c, Options{Resume: true, EndAt: 12})
+	require.NoError(t, err)
+	require.Equal(t, 12, short.Step)
+	require.Len(t, short.Losses, 7)
+	assert.InDelta(t, lrAt(6, 2, 12, c.LR, c.MinLRFrac), short.Losses[0].LR, 1e-12)
+	assert.Less(t, short.Losses[0].LR, lrAt(6, 2, 20, c.LR, c.MinLRFrac), "the learning rate drops at once")
+	assert.InDelta(t, c.LR*c.MinLRFrac, short.Losses[6].LR, 1e-12)
 }
 
 // TestWDLTargets checks the value target with and without a teacher
