@@ -280,7 +280,8 @@ func (s *SetStats) addGame(g *pgn.Game, sides int) {
 		}
 	}
 	rec := prep.RecordOf(g)
-	if !rec.HasClocks() || !g.TimeControl.Known() {
+	clocks := rec.HasClocks()
+	if (!clocks && !hasSpent(g)) || !g.TimeControl.Known() {
 		return
 	}
 	class := prep.ClassOf(g.TimeControl)
@@ -293,11 +294,30 @@ func (s *SetStats) addGame(g *pgn.Game, sides int) {
 		if !counts(g, i, sides) {
 			continue
 		}
-		spent := board.ThinkSpent(rec.ClockAfter(i-2), rec.ClockAfter(i), rec.Inc)
+		// An engine-match program's own record of the think time is exact;
+		// else the time is read from the clocks ([%clk], or fastchess tl=).
+		spent := -1.0
+		switch {
+		case i < len(g.Spent) && g.Spent[i] >= 0:
+			spent = g.Spent[i]
+		case clocks:
+			spent = board.ThinkSpent(rec.ClockAfter(i-2), rec.ClockAfter(i), rec.Inc)
+		}
 		if spent >= 0 {
 			q.Add(spent)
 		}
 	}
+}
+
+// hasSpent reports whether g records a think time for at least one move
+// (cutechess-cli and fastchess comments).
+func hasSpent(g *pgn.Game) bool {
+	for _, t := range g.Spent {
+		if t >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func hasEvals(g *pgn.Game) bool {

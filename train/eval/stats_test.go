@@ -243,3 +243,36 @@ func TestStatsPlayer(t *testing.T) {
 		assert.Contains(t, out.String(), want)
 	}
 }
+
+// TestStatsMatchThinkTimes reads think times from cutechess-cli and
+// fastchess comments, which carry no [%clk].
+func TestStatsMatchThinkTimes(t *testing.T) {
+	const games = `[Event "cutechess"]
+[White "A"]
+[Black "B"]
+[TimeControl "60+0"]
+
+1. e4 {book} e5 {book} 2. Nf3 {+0.31/12 0.52s} Nc6 {-0.20/11 1.2s} 3. Bb5 {+0.40/14 3.5s} a6 {-0.35/12 2s} 1-0
+
+[Event "fastchess"]
+[White "A"]
+[Black "B"]
+[TimeControl "60+0"]
+
+1. d4 {+0.25/16 0.512s, tl=59.488s} d5 {-0.18/15 0.400s, tl=59.600s} 1/2-1/2
+`
+	path := filepath.Join(t.TempDir(), "match.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(games), 0o644))
+	s, err := Stats(context.Background(), "match", []string{path}, StatsConfig{})
+	require.NoError(t, err)
+	var q *Quantiles
+	for c, qq := range s.Think {
+		if c.String() == "bullet" {
+			q = qq
+		}
+	}
+	require.NotNil(t, q, "think times read from the match comments")
+	assert.Equal(t, 6, q.N(), "4 cutechess moves and 2 fastchess moves with times (book moves have none)")
+	assert.Equal(t, 3.5, q.Quantile(1))
+	assert.Equal(t, 0.4, q.Quantile(0))
+}

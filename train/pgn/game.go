@@ -113,9 +113,16 @@ type Game struct {
 	// Clocks holds, for each move, the mover's remaining time in seconds
 	// from a [%clk h:mm:ss(.t)] comment after it, -1 when there is none.
 	Clocks []float64
+	// A fastchess "tl=12.345s" (time left, written with -pgnout
+	// timeleft=true) stands in for [%clk] when the comment has none.
 	// Evals holds, for each move, the [%eval] after it in pawns from
 	// White's side; a mate in n is ±(MateEval-n); NaN when there is none.
 	Evals []float64
+	// Spent holds, for each move, the mover's think time in seconds as
+	// engine-match programs write it in the comment after the move:
+	// cutechess-cli "{+0.31/16 0.52s}", fastchess "{+0.31/16 0.512s, ...}"
+	// (score/depth, then the time); -1 when there is none.
+	Spent []float64
 	// MovetextResult is the result token that ended the movetext.
 	MovetextResult string
 
@@ -159,9 +166,9 @@ func (g *Game) Standard() bool {
 
 // reset clears g for a new game, keeping its buffers.
 func (g *Game) reset() {
-	r, moves, clocks, evals, hdr, sb, se := g.reader, g.Moves[:0], g.Clocks[:0], g.Evals[:0], g.Headers[:0], g.sanBuf[:0], g.sanEnd[:0]
+	r, moves, clocks, evals, spent, hdr, sb, se := g.reader, g.Moves[:0], g.Clocks[:0], g.Evals[:0], g.Spent[:0], g.Headers[:0], g.sanBuf[:0], g.sanEnd[:0]
 	clear(g.Headers[:cap(g.Headers)])
-	*g = Game{reader: r, Moves: moves, Clocks: clocks, Evals: evals, Headers: hdr, sanBuf: sb, sanEnd: se,
+	*g = Game{reader: r, Moves: moves, Clocks: clocks, Evals: evals, Spent: spent, Headers: hdr, sanBuf: sb, sanEnd: se,
 		WhiteElo: Unknown, BlackElo: Unknown, TimeControl: TimeControl{Base: Unknown, Increment: Unknown}}
 }
 
@@ -314,6 +321,7 @@ func (g *Game) Clone() *Game {
 	c.Moves = append([]string(nil), g.Moves...)
 	c.Clocks = append([]float64(nil), g.Clocks...)
 	c.Evals = append([]float64(nil), g.Evals...)
+	c.Spent = append([]float64(nil), g.Spent...)
 	c.movetext = append([]byte(nil), g.movetext...)
 	c.sanBuf, c.sanEnd = nil, nil
 	return &c

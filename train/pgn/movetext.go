@@ -13,7 +13,7 @@ func (g *Game) parse() error {
 		g.parseErr = g.tokenize()
 		if g.parseErr != nil {
 			// A failed game has no moves: keep the three slices aligned.
-			g.Moves, g.Clocks, g.Evals = g.Moves[:0], g.Clocks[:0], g.Evals[:0]
+			g.Moves, g.Clocks, g.Evals, g.Spent = g.Moves[:0], g.Clocks[:0], g.Evals[:0], g.Spent[:0]
 		}
 	}
 	return g.parseErr
@@ -31,7 +31,7 @@ func (g *Game) fail(err error, detail []byte) error {
 // tokenize is the movetext scanner.
 func (g *Game) tokenize() error {
 	b := g.movetext
-	g.Moves, g.Clocks, g.Evals = g.Moves[:0], g.Clocks[:0], g.Evals[:0]
+	g.Moves, g.Clocks, g.Evals, g.Spent = g.Moves[:0], g.Clocks[:0], g.Evals[:0], g.Spent[:0]
 	g.sanBuf, g.sanEnd = g.sanBuf[:0], g.sanEnd[:0]
 	depth := 0 // variation nesting
 	result := []byte(nil)
@@ -138,6 +138,7 @@ func (g *Game) tokenize() error {
 		g.sanEnd = append(g.sanEnd, len(g.sanBuf))
 		g.Clocks = append(g.Clocks, -1)
 		g.Evals = append(g.Evals, math.NaN())
+		g.Spent = append(g.Spent, -1)
 	}
 	if depth > 0 {
 		return g.fail(ErrUnterminatedVariation, nil)
@@ -260,10 +261,12 @@ func isPromo(c byte) bool { return c == 'N' || c == 'B' || c == 'R' || c == 'Q' 
 var (
 	clkCmd  = []byte("[%clk")
 	evalCmd = []byte("[%eval")
+	tlKey   = []byte("tl=")
 )
 
 // comment reads %clk and %eval commands from a main-line comment after the
-// last move; the first of each kind wins.
+// last move, and the think time and time left that cutechess-cli and
+// fastchess write; the first of each kind wins.
 func (g *Game) comment(c []byte) {
 	last := len(g.Clocks) - 1
 	if k := bytes.Index(c, clkCmd); k >= 0 && g.Clocks[last] < 0 {
@@ -273,11 +276,73 @@ func (g *Game) comment(c []byte) {
 			g.reader.stats.BadClocks++
 		}
 	}
+	if g.Clocks[last] < 0 {
+		if v, ok := timeLeft(c); ok {
+			g.Clocks[last] = v
+		}
+	}
+	if g.Spent[last] < 0 {
+		if v, ok := matchSpent(c); ok {
+			g.Spent[last] = v
+		}
+	}
 	if k := bytes.Index(c, evalCmd); k >= 0 && math.IsNaN(g.Evals[last]) {
 		if v, ok := parseEval(c[k+len(evalCmd):]); ok {
 			g.Evals[last] = v
 		}
 	}
+}
+
+// matchSpent reads the think time of a cutechess-cli or fastchess move
+// comment: its first comma-separated part is "<score>/<depth> <t>s" (or
+// "<t>s" alone), such as "+0.31/16 0.512s" or "-M3/12 1.2s".
+func matchSpent(c []byte) (float64, bool) {
+	first, _, _ := bytes.Cut(c, []byte{','})
+	f := bytes.Fields(first)
+	switch {
+	case len(f) == 2 && bytes.IndexByte(f[0], '/') > 0:
+		return seconds(f[1])
+	case len(f) == 1:
+		return seconds(f[0])
+	}
+	return 0, false
+}
+
+// timeLeft reads a fastchess "tl=<t>s" item (a comma- or space-separated
+// part of the comment) as seconds.
+func timeLeft(c []byte) (float64, bool) {
+	for rest := c; ; {
+		k := bytes.Index(rest, tlKey)
+		if k < 0 {
+			return 0, false
+		}
+		if k == 0 || rest[k-1] == ' ' || rest[k-1] == ',' {
+			v := rest[k+len(tlKey):]
+			if end := bytes.IndexAny(v, ", "); end >= 0 {
+				v = v[:end]
+			}
+			return seconds(v)
+		}
+		rest = rest[k+len(tlKey):]
+	}
+}
+
+// seconds parses "<digits>[.<digits>]s" as seconds.
+func seconds(b []byte) (float64, bool) {
+	num, ok := bytes.CutSuffix(b, []byte{'s'})
+	if !ok || len(num) == 0 || num[0] < '0' || num[0] > '9' || bytes.Count(num, []byte{'.'}) > 1 {
+		return 0, false
+	}
+	for _, d := range num {
+		if (d < '0' || d > '9') && d != '.' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseFloat(string(num), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
 }
 
 // parseClock parses " h:mm:ss(.f)]" (also "m:ss" or plain seconds) into seconds.

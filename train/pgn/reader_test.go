@@ -443,3 +443,42 @@ func TestClone(t *testing.T) {
 	assert.Empty(t, clones[0].Moves)
 	assert.Equal(t, int64(3), r.Stats().Games)
 }
+
+// TestMatchComments reads the think times and times left that cutechess-cli
+// and fastchess write in their move comments.
+func TestMatchComments(t *testing.T) {
+	const games = `[Event "cutechess"]
+[TimeControl "10+0.1"]
+
+1. e4 {book} e5 {book} 2. Nf3 {+0.31/12 0.52s} Nc6 {-0.20/11 1.2s} 3. Bb5 {+M3/20 0.010s} a6 {-M3/1 0s, White mates} 1-0
+
+[Event "fastchess"]
+[TimeControl "8+0.08"]
+
+1. d4 {+0.25/16 0.512s, tl=7.568s} d5 {-0.18/15 0.400s, n=12345, tl=7.680s, latency=1.002s} 2. c4 {0.00/1 0.123s} e6 {[%clk 0:00:07.1] tl=5.000s} 3. Nc3 {1.5s} Nf6 {White wins on time 2.5s} 1/2-1/2
+`
+	r := NewReader(strings.NewReader(games))
+	for _, want := range []struct {
+		event  string
+		spent  []float64
+		clocks []float64
+	}{
+		{"cutechess", []float64{-1, -1, 0.52, 1.2, 0.01, 0}, []float64{-1, -1, -1, -1, -1, -1}},
+		{"fastchess", []float64{0.512, 0.4, 0.123, -1, 1.5, -1}, []float64{7.568, 7.68, -1, 7.1, -1, -1}},
+	} {
+		g, err := r.Next()
+		require.NoError(t, err)
+		assert.Equal(t, want.event, g.Event)
+		assert.Equal(t, want.spent, g.Spent, "%s: think times", g.Event)
+		assert.Equal(t, want.clocks, g.Clocks, "%s: clocks", g.Event)
+	}
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"0.5s", true}, {"12s", true}, {"s", false}, {"-1s", false}, {"1e3s", false}, {"0x1p3s", false}, {"1.2.3s", false}, {"1.5", false}, {".5s", false},
+	} {
+		_, ok := seconds([]byte(tc.in))
+		assert.Equal(t, tc.ok, ok, "seconds(%q)", tc.in)
+	}
+}
