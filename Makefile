@@ -7,34 +7,56 @@ ORT_DIR := $(CURDIR)/build/onnxruntime
 ORT_LIB := $(ORT_DIR)/libonnxruntime.so.1
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 
-.PHONY: help build run test test-engine test-short bench onnxruntime fmt vet gotch train-build train-test train-bench
+.PHONY: help check check-engine build run install test test-engine test-short bench onnxruntime fmt vet gotch train-build train-test train-bench
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+check: ## check the prerequisites of every target (Go, npm, g++, libtorch, OpenBLAS, jemalloc) and say what to install
+	@./scripts/check-prereqs.sh train && echo "all prerequisites found"
+
+check-engine: ## check the prerequisites of the engine's targets (Go, npm)
+	@./scripts/check-prereqs.sh engine && echo "engine prerequisites found"
 
 onnxruntime: $(ORT_LIB) ## install the ONNX Runtime 1.24.1 shared library into build/onnxruntime (from npm, sha256-checked)
 
 $(ORT_LIB):
 	./scripts/install-onnxruntime.sh $(ORT_DIR)
 
+BUILD_NOTE := (a first build compiles every dependency, ONNX Runtime's cgo bindings included: about 2 minutes on 2 cores; later builds take seconds)
+
 build: ## build bin/humchess
+	@./scripts/check-prereqs.sh engine
+	@echo "building bin/humchess $(BUILD_NOTE)"
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/humchess ./cmd/humchess
 
 .PHONY: build-embed
-build-embed: onnxruntime ## build bin/humchess with the ONNX Runtime library embedded (-tags ortembed)
+build-embed: onnxruntime ## build bin/humchess-embed: one file with the ONNX Runtime library inside (-tags ortembed)
+	@./scripts/check-prereqs.sh engine
 	mkdir -p nets/ort/embedded
 	cp $(ORT_LIB) nets/ort/embedded/libonnxruntime.so.1
-	$(GO) build -tags ortembed -ldflags "$(LDFLAGS)" -o bin/humchess ./cmd/humchess
+	@echo "building bin/humchess-embed $(BUILD_NOTE)"
+	$(GO) build -tags ortembed -ldflags "$(LDFLAGS)" -o bin/humchess-embed ./cmd/humchess
+
+PREFIX ?= $(HOME)/.local
+install: build-embed ## install the single-file engine as PREFIX/bin/humchess (PREFIX default ~/.local; PREFIX=/usr/local with sudo)
+	install -D -m 0755 bin/humchess-embed $(DESTDIR)$(PREFIX)/bin/humchess
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/humchess"
 
 run: build onnxruntime ## run the engine (UCI on stdin/stdout) on its embedded net
+	@echo "bin/humchess speaks UCI on stdin/stdout: try uci, isready, position startpos, go wtime 60000 btime 60000, quit" >&2
 	./bin/humchess
 
-test: onnxruntime ## run all tests, the engine's and the trainer's (the README's test command; the trainer needs libtorch-dev)
+test: ## run all tests, the engine's and the trainer's (the README's test command; the trainer needs libtorch-dev)
+	@./scripts/check-prereqs.sh train
+	$(MAKE) onnxruntime
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(MAKE) train-test
 
-test-engine: onnxruntime ## run the engine module's tests only (no libtorch needed)
+test-engine: ## run the engine module's tests only (no libtorch needed)
+	@./scripts/check-prereqs.sh engine
+	$(MAKE) onnxruntime
 	$(GO) vet ./...
 	$(GO) test ./...
 

@@ -12,6 +12,7 @@ if [ -f "$lib" ] && echo "$want  $lib" | sha256sum -c --status; then
   exit 0
 fi
 command -v npm >/dev/null || { echo "install-onnxruntime: npm not found (apt-get install npm)" >&2; exit 1; }
+echo "onnxruntime: fetching onnxruntime-node@1.24.1 from npm (once per checkout)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack --silent onnxruntime-node@1.24.1 >/dev/null)
