@@ -117,8 +117,8 @@ func TestTinyClockAnswersInTime(t *testing.T) {
 		calls           int // net evaluations
 	}{
 		{70, 10, 1},
-		{50, 100, 1}, // less than the overhead: at once
-		{1000, 0, 1}, // 1000/20 = 50 ms, below policy.HurryBelow
+		{50, 100, 1},  // less than the overhead: at once
+		{1000, 0, 1},  // 1000/20 = 50 ms, below policy.HurryBelow
 		{6000, 10, 2}, // 6000/20 - 10 = 290 ms: the filter runs
 	} {
 		require.NoError(t, s.Execute(fmt.Sprintf("setoption name MoveOverhead value %d", tc.overhead)))
