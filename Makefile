@@ -100,7 +100,7 @@ prep: build ## PGN to training shards: make prep PGN="a.pgn.zst b.pgn.zst" SHARD
 	./bin/humchess prep -o $(SHARDS) $(PREP_FLAGS) $(PGN)
 
 prep-bench: ## time PGN to shards (1 worker and all cores) with a CPU profile in prep-cpu.out
-	$(GO) test -run '^$$' -bench Prep -benchtime 1x -cpuprofile prep-cpu.out ./train/prep/
+	$(GO) test -run '^$$' -bench Prep -benchtime 1x -cpuprofile prep-cpu.out ./train/data/prep/
 
 .PHONY: board-golden
 board-golden: ## regenerate the board encoder and vocabulary golden files (testdata/board/*.golden)

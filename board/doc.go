@@ -29,6 +29,6 @@
 // files are kept. Squares are numbered a1=0 .. h8=63.
 //
 // It must not know about files, shards, nets or ONNX: other packages build on
-// it (train/prep writes Encoded and Targets, nets read Contract.Fill's
+// it (train/data/prep writes Encoded and Targets, nets read Contract.Fill's
 // tensors, policy plays Games), never the other way round.
 package board

@@ -74,7 +74,7 @@ func NewGame(fen string) (*Game, error) {
 		return nil, err
 	}
 	// Cross-check: notnil/chess must accept what the strict parser accepted.
-	// The start position (most games: one per game in train/prep) is known
+	// The start position (most games: one per game in train/data/prep) is known
 	// good, and notnil's FEN parser costs about 40 µs.
 	if fi.norm != StartFEN {
 		var pos chess.Position

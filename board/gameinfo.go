@@ -5,7 +5,7 @@ import "math"
 // GameInfo is what is known about a game when a move is to be made, by
 // colour: both players' ratings, the time control and both clocks. It is
 // the one mapping from a game to the net's Context, shared by training
-// (train/prep), evaluation (train/eval) and play (the engine): each states
+// (train/data/prep), evaluation (train/tools/eval) and play (the engine): each states
 // what it knows as a GameInfo (a game record through Record; a GUI's
 // options and clocks in the engine) and calls Context with the side to
 // move. Ratings are Elo, times seconds; a negative, NaN or infinite value is

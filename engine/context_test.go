@@ -18,10 +18,10 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
-	"github.com/humchess/humchess/train/eval"
-	"github.com/humchess/humchess/train/pgn"
-	"github.com/humchess/humchess/train/prep"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/train/data/prep"
+	"github.com/humchess/humchess/train/data/shard"
+	"github.com/humchess/humchess/train/tools/eval"
 	"github.com/humchess/humchess/uci"
 )
 
@@ -220,8 +220,8 @@ func (c *guiClocks) goLine(inc float64) string {
 //     clocks; UCI_Elo for the mover and OpponentElo; position startpos moves
 //     ...; go wtime btime winc binc from the clocks shown), capturing what
 //     the engine hands the net with a recording Fake net;
-//   - through train/prep (prep.Run writing shards, read back);
-//   - through train/eval's Positions.
+//   - through train/data/prep (prep.Run writing shards, read back);
+//   - through train/tools/eval's Positions.
 //
 // Equal board.Encoded values give equal tensors; Contract.Fill's tensors
 // are compared too.

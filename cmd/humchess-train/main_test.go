@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/humchess/humchess/train/prep"
+	"github.com/humchess/humchess/train/data/prep"
 )
 
 func TestRun(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/load"
-	"github.com/humchess/humchess/train/eval"
+	"github.com/humchess/humchess/train/tools/eval"
 	"github.com/humchess/humchess/uci/client"
 )
 
@@ -49,8 +49,8 @@ func runEval(args []string) error {
 	engineElo := fs.Bool("engine-elo", false, "send setoption UCI_Elo <mover rating> before each position to -engine contestants")
 	eloMin := fs.Int("engine-elo-min", 0, "clamp the UCI_Elo sent to at least this (0 = no clamp)")
 	eloMax := fs.Int("engine-elo-max", 0, "clamp the UCI_Elo sent to at most this (0 = no clamp)")
-	split := fs.String("split", "all", "games: all, validation or train (train/prep's split by game id)")
-	valFrac := fs.Float64("val-fraction", 0.05, "the validation fraction of the split (train/prep's -val-fraction)")
+	split := fs.String("split", "all", "games: all, validation or train (train/data/prep's split by game id)")
+	valFrac := fs.Float64("val-fraction", 0.05, "the validation fraction of the split (train/data/prep's -val-fraction)")
 	workers := fs.Int("workers", 0, "goroutines (0 = all cores)")
 	maxGames := fs.Int64("max-games", 0, "stop after this many games (0 = all)")
 	keepBots := fs.Bool("keep-bots", false, "keep games a BOT account plays")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/humchess/humchess/train/match"
+	"github.com/humchess/humchess/train/tools/match"
 	"github.com/humchess/humchess/uci/client"
 )
 

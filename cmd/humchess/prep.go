@@ -12,7 +12,7 @@ import (
 
 	"github.com/humchess/humchess/engine"
 	"github.com/humchess/humchess/nets"
-	"github.com/humchess/humchess/train/prep"
+	"github.com/humchess/humchess/train/data/prep"
 )
 
 // runPrep is `humchess prep [flags] files...`: PGN games to training shards.

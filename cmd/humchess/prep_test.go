@@ -10,7 +10,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/ort"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // maiaTeacher returns the path of maia-1100 (in $HUMCHESS_MAIA_DIR, else

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/humchess/humchess/train/eval"
+	"github.com/humchess/humchess/train/tools/stats"
 	"github.com/humchess/humchess/uci/client"
 )
 
@@ -39,7 +39,7 @@ func runStats(args []string) error {
 	if len(sets) == 0 {
 		return fmt.Errorf("no games: give -set NAME=FILE or files")
 	}
-	cfg := eval.StatsConfig{MaxGames: *maxGames, Blunders: *blunders, BlunderLoss: *loss, EngineGames: *engineGames, Workers: *workers,
+	cfg := stats.Config{MaxGames: *maxGames, Blunders: *blunders, BlunderLoss: *loss, EngineGames: *engineGames, Workers: *workers,
 		EngineLimits: client.Limits{Nodes: *nodes, Depth: *depth}}
 	if *depth > 0 {
 		cfg.EngineLimits.Nodes = 0
@@ -48,23 +48,23 @@ func runStats(args []string) error {
 		if _, err := os.Stat(strings.Fields(*engine)[0]); err == nil {
 			f := strings.Fields(*engine)
 			cfg.Engine = client.Config{Path: f[0], Args: f[1:], Options: []client.Option{{Name: "Threads", Value: "1"}, {Name: "Hash", Value: "16"}}}
-		} else if *blunders == eval.BlundersStockfish {
+		} else if *blunders == stats.BlundersStockfish {
 			return fmt.Errorf("-engine %s: %w", *engine, err)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var out []*eval.SetStats
+	var out []*stats.Set
 	for _, s := range sets {
 		name, files, p := parseSet(s, *player)
 		cfg.Player = p
-		st, err := eval.Stats(ctx, name, strings.Split(files, ","), cfg)
+		st, err := stats.Run(ctx, name, strings.Split(files, ","), cfg)
 		if err != nil {
 			return err
 		}
 		out = append(out, st)
 	}
-	return eval.WriteStatsText(os.Stdout, out)
+	return stats.WriteText(os.Stdout, out)
 }
 
 // parseSet splits a -set value NAME=FILE[,FILE...][@PLAYER] (or a plain

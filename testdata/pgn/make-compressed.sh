@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes the compressed fixtures of train/pgn's tests from the plain ones.
+# Makes the compressed fixtures of train/data/pgn's tests from the plain ones.
 # (The .zst and .gz fixtures are made by the tests themselves in temp files;
 # Go's standard library has no bzip2 writer, hence this committed one.)
 # multistream.pgn.bz2: fen.pgn and clocks.pgn as two concatenated bzip2

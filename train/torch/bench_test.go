@@ -6,7 +6,7 @@ import (
 
 	"github.com/sugarme/gotch"
 
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // BenchmarkTrainStep times one optimizer step (forward, backward, clip,

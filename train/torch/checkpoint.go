@@ -12,7 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/humchess/humchess/nets/transformer"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // A checkpoint is one safetensors file: the weights under their

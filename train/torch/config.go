@@ -23,7 +23,7 @@ type Config struct {
 	Preset string           `json:"preset"` // preset the run started from
 	Arch   transformer.Arch `json:"arch"`   // square_dim, global_dim and contract_* are set from the contract
 
-	Data       string `json:"data"`        // shard set directory (train/shard)
+	Data       string `json:"data"`        // shard set directory (train/data/shard)
 	TrainSplit string `json:"train_split"` // split to train on
 	ValSplit   string `json:"val_split"`   // split to validate on
 	Out        string `json:"out"`         // run directory: checkpoints, metrics, plots

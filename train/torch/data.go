@@ -11,7 +11,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/transformer"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // Example is one training position: its encoding, its targets and, for
@@ -40,7 +40,7 @@ type Source interface {
 }
 
 // ShardSource reads examples from a split of a shard set through the
-// shuffle reader of train/shard. Records labelled by a teacher (humchess
+// shuffle reader of train/data/shard. Records labelled by a teacher (humchess
 // prep -teacher) give Example.Teacher; others leave it nil.
 type ShardSource struct {
 	sh *shard.Shuffler

@@ -15,7 +15,7 @@ import (
 	"github.com/sugarme/gotch"
 
 	"github.com/humchess/humchess/board"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // edgeTeacher is a synthetic teacher: it likes moves to the a- and h-files

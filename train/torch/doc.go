@@ -13,13 +13,13 @@
 // each weighted by Config); one typed Config with presets (presets/*.json: tiny, default,
 // large), flags and a JSON overlay; its own AdamW (so its moments are saved
 // and restored exactly) with linear warm-up, cosine decay, gradient clipping
-// and accumulation; the data pipeline from train/shard's shuffle reader
+// and accumulation; the data pipeline from train/data/shard's shuffle reader
 // through board.Contract.Fill; metrics (JSONL, a progress line, a PNG);
 // checkpoints (safetensors files holding weights, AdamW moments and the run's
 // State, written atomically); Export to the safetensors and ONNX files the
 // engine reads.
 //
-// It must not know PGN or how shards are made (train/prep), nor the engine.
+// It must not know PGN or how shards are made (train/data/prep), nor the engine.
 //
 // Random state: the weights are initialised from Config.Seed in Go, the data
 // order comes from the shard shuffler (seed plus saved Position), and the model

@@ -15,8 +15,8 @@ import (
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/nets/transformer"
-	"github.com/humchess/humchess/train/pgn"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // fixturePGN is the committed test input (testdata/train/make-games.sh).
@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 }
 
 // prepShards writes a small shard set from a PGN file with board and shard
-// directly (train/prep does this, with filters and balancing, for real runs).
+// directly (train/data/prep does this, with filters and balancing, for real runs).
 func prepShards(path, dir string, maxGames int) error {
 	f, err := pgn.Open(path)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/sugarme/gotch/ts"
 
 	"github.com/humchess/humchess/nets/transformer"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 // File names inside a run directory.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/transformer"
-	"github.com/humchess/humchess/train/shard"
+	"github.com/humchess/humchess/train/data/shard"
 )
 
 func TestPresets(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command fakeengine is a tiny UCI engine for the tests of uci/client and
-// train/match: a random mover that can be told to misbehave after a number
+// train/tools/match: a random mover that can be told to misbehave after a number
 // of moves (crash, play an illegal move, sleep past its time, print a
 // malformed bestmove) or to never finish the handshake. It refuses any
 // option but UCI_Elo (100..3000) with "info string error: ...".

@@ -1,5 +1,5 @@
 // Package clienttest builds the fake UCI engine (testdata/match/fakeengine)
-// that the tests of engine-driving packages (uci/client, train/match) play
+// that the tests of engine-driving packages (uci/client, train/tools/match) play
 // against. It is for tests only.
 package clienttest
 

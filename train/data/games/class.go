@@ -1,0 +1,76 @@
+package games
+
+import (
+	"strings"
+
+	"github.com/humchess/humchess/train/data/pgn"
+)
+
+// TimeClass is lichess's speed category of a game.
+type TimeClass int
+
+// Time classes, by lichess's estimated duration base + 40*increment seconds.
+const (
+	UnknownClass   TimeClass = iota // TimeControl missing or unreadable
+	UltraBullet                     // under 30 s
+	Bullet                          // 30 s to under 180 s
+	Blitz                           // 180 s to under 480 s
+	Rapid                           // 480 s to under 1500 s
+	Classical                       // 1500 s and more
+	Correspondence                  // days per move or untimed
+	NumClasses                      // the number of classes, unknown included
+)
+
+// classNames are the classes' names, in order.
+var classNames = [NumClasses]string{"unknown", "ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence"}
+
+// String returns the class's lower-case name.
+func (c TimeClass) String() string {
+	if c < 0 || c >= NumClasses {
+		return "unknown"
+	}
+	return classNames[c]
+}
+
+// ParseTimeClass returns the class named s (case-insensitive).
+func ParseTimeClass(s string) (TimeClass, bool) {
+	for i, n := range classNames {
+		if strings.EqualFold(strings.TrimSpace(s), n) && i != int(UnknownClass) {
+			return TimeClass(i), true
+		}
+	}
+	return UnknownClass, false
+}
+
+// EstimatedSeconds returns lichess's estimated game duration base + 40*inc,
+// or -1 when the time control is not known or is correspondence.
+func EstimatedSeconds(tc pgn.TimeControl) float64 {
+	if tc.Correspondence || !tc.Known() {
+		return -1
+	}
+	return tc.Base + 40*tc.Increment
+}
+
+// ClassOf returns the time class of a time control.
+func ClassOf(tc pgn.TimeControl) TimeClass {
+	if tc.Correspondence {
+		return Correspondence
+	}
+	est := EstimatedSeconds(tc)
+	switch {
+	case est < 0:
+		return UnknownClass
+	case est < 30:
+		return UltraBullet
+	case est < 180:
+		return Bullet
+	case est < 480:
+		return Blitz
+	case est < 1500:
+		return Rapid
+	}
+	return Classical
+}
+
+// ClassNames returns the names of the classes in order, "unknown" first.
+func ClassNames() []string { return append([]string(nil), classNames[:]...) }

@@ -1,0 +1,321 @@
+package prep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/data/shard"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeTeacherLogit is the logit the test teacher gives a move: a function of
+// its vocabulary index and the mover's rating, both of which the record
+// keeps, so the stored distribution can be checked record by record.
+func fakeTeacherLogit(idx int, ctx board.Context) float32 {
+	return float32(idx%13)/3 + ctx.MoverRating/1000
+}
+
+// fakeTeacherWDL is the test teacher's win/draw/loss: a function of the
+// mover's rating.
+func fakeTeacherWDL(ctx board.Context) [3]float32 {
+	w := ctx.MoverRating / 4000
+	return [3]float32{w, 0.2, 0.8 - w}
+}
+
+// wdlNet is a fake net whose win/draw/loss is fakeTeacherWDL.
+type wdlNet struct{ *nets.Fake }
+
+func (n wdlNet) Evaluate(ctx context.Context, in []nets.Input) ([]nets.Output, error) {
+	out, err := n.Fake.Evaluate(ctx, in)
+	for i := range out {
+		w := fakeTeacherWDL(in[i].Ctx)
+		out[i].WDL = w[:]
+	}
+	return out, err
+}
+
+func fakeTeacher(string) (nets.Net, error) {
+	f := nets.NewFake(1)
+	f.Logits = func(in nets.Input, moves []board.Move) []float32 {
+		out := make([]float32, len(moves))
+		for k, m := range moves {
+			idx, _ := board.MoveToIndex(m, in.Game.WhiteToMove())
+			out[k] = fakeTeacherLogit(idx, in.Ctx)
+		}
+		return out
+	}
+	return wdlNet{f}, nil
+}
+
+// readAll returns every record of a set, split by split.
+func readAll(t *testing.T, dir string) (*shard.Set, [][]byte) {
+	t.Helper()
+	set, err := shard.Open(dir)
+	require.NoError(t, err)
+	var recs [][]byte
+	for _, split := range []string{shard.SplitTrain, shard.SplitValidation} {
+		r := set.Reader(split)
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			recs = append(recs, append([]byte(nil), rec...))
+		}
+	}
+	return set, recs
+}
+
+// TestTeacherLabels preps with a fake teacher and checks that every record
+// carries softmax(teacher logits) over its legal moves in Encoded.Legal
+// order, that the records are otherwise those of a run without a teacher,
+// that the output does not depend on the number of workers or the teacher
+// batch, and that the manifest names the teacher.
+func TestTeacherLabels(t *testing.T) {
+	in := dataFile(t, lichessSample)
+	run := func(workers, batch int, teach bool) (*Summary, *shard.Set, [][]byte) {
+		cfg := testConfig(t, in)
+		cfg.MaxGames = 600
+		cfg.Workers = workers
+		if teach {
+			cfg.Teacher, cfg.OpenTeacher, cfg.TeacherBatch = "fake.pb.gz", fakeTeacher, batch
+		}
+		sum, err := Run(context.Background(), cfg, io.Discard)
+		require.NoError(t, err)
+		set, recs := readAll(t, cfg.Out)
+		return sum, set, recs
+	}
+	_, plainSet, plain := run(2, 0, false)
+	assert.Nil(t, plainSet.Manifest.Teacher)
+	sum, set, recs := run(1, 64, true)
+	require.Greater(t, len(recs), 1000)
+	require.Len(t, recs, len(plain))
+	assert.Equal(t, "fake-1", sum.Teacher)
+	assert.Equal(t, sum.PositionsKept, sum.TeacherPositions)
+	require.NotNil(t, set.Manifest.Teacher)
+	assert.Equal(t, shard.Teacher{File: "fake.pb.gz", Name: "fake-1", Kind: nets.KindFake, Hash: set.Manifest.Teacher.Hash,
+		Positions: sum.PositionsKept}, *set.Manifest.Teacher)
+
+	var e board.Encoded
+	var tg board.Targets
+	var d shard.Distill
+	for i, rec := range recs {
+		require.NoError(t, shard.DecodeSampleDistill(rec, &e, &tg, &d))
+		p := d.Moves
+		require.Len(t, p, len(e.Legal), "record %d", i)
+		// the record without its teacher sections is the plain run's record
+		require.Equal(t, plain[i], rec[:len(rec)-1-2*len(e.Legal)-7], "record %d", i)
+		// the teacher's win/draw/loss for this position
+		require.True(t, d.HasWDL, "record %d", i)
+		want := fakeTeacherWDL(e.Ctx)
+		for k := range 3 {
+			require.InDelta(t, want[k], d.WDL[k], 2.0/65535, "record %d wdl %d", i, k)
+		}
+		var z float64
+		for _, l := range e.Legal {
+			z += math.Exp(float64(fakeTeacherLogit(int(l), e.Ctx)))
+		}
+		for k, l := range e.Legal {
+			want := math.Exp(float64(fakeTeacherLogit(int(l), e.Ctx))) / z
+			// quantisation: 0.5/65535 per value, and up to n/2 steps in the sum
+			require.InDelta(t, want, p[k], (1+float64(len(p))/2)/65535, "record %d move %d", i, k)
+		}
+	}
+
+	// other worker counts and teacher batches write the same bytes
+	_, set3, _ := run(3, 7, true)
+	require.Equal(t, len(set.Manifest.Shards), len(set3.Manifest.Shards))
+	for k, sh := range set.Manifest.Shards {
+		assert.Equal(t, sh.SHA256, set3.Manifest.Shards[k].SHA256, sh.Name)
+	}
+}
+
+// TestTeacherFails checks that a teacher that fails (to open or to
+// evaluate) fails the run and leaves no manifest.
+func TestTeacherFails(t *testing.T) {
+	in := dataFile(t, lichessSample)
+	boom := errors.New("boom")
+	cfg := testConfig(t, in)
+	cfg.MaxGames = 300
+	cfg.Teacher = "x"
+	_, err := Run(context.Background(), cfg, io.Discard)
+	require.ErrorIs(t, err, ErrConfig, "a teacher without OpenTeacher")
+
+	cfg.OpenTeacher = func(string) (nets.Net, error) { return nil, boom }
+	_, err = Run(context.Background(), cfg, io.Discard)
+	require.ErrorIs(t, err, boom)
+
+	cfg.OpenTeacher = func(string) (nets.Net, error) {
+		f := nets.NewFake(1)
+		f.Err, f.FailFrom = boom, 3
+		return f, nil
+	}
+	cfg.Workers, cfg.TeacherBatch = 2, 16
+	_, err = Run(context.Background(), cfg, io.Discard)
+	require.ErrorIs(t, err, boom)
+	_, err = shard.Open(cfg.Out)
+	require.ErrorIs(t, err, shard.ErrNoManifest)
+}
+
+// TestTeacherBadMoveGame checks that the positions of a game dropped for an
+// illegal move after some kept positions leave the teacher's queue too.
+func TestTeacherBadMoveGame(t *testing.T) {
+	good := syntheticPGN(t, 40)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	// the 3rd game turns illegal at White's 17th move
+	games := strings.SplitAfter(string(data), "1-0\n\n")
+	games[2] = strings.Replace(games[2], "17. dxe5", "17. Qh8", 1)
+	require.NoError(t, os.WriteFile(good, []byte(strings.Join(games, "")), 0o644))
+	cfg := testConfig(t, good)
+	cfg.EarlyFullPly = 0
+	cfg.Teacher, cfg.OpenTeacher, cfg.TeacherBatch = "fake", fakeTeacher, 10
+	sum, err := Run(context.Background(), cfg, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), sum.Skipped[ReasonBadMove])
+	assert.Equal(t, int64(39*36), sum.PositionsKept)
+	assert.Equal(t, sum.PositionsKept, sum.TeacherPositions)
+	_, recs := readAll(t, cfg.Out)
+	var e board.Encoded
+	var tg board.Targets
+	for i, rec := range recs {
+		p, err := shard.DecodeSampleTeacher(rec, &e, &tg, nil)
+		require.NoError(t, err)
+		require.Len(t, p, len(e.Legal), "record %d", i)
+	}
+}
+
+// bandLogit is the logit the band test teachers give a move: each band's net
+// has its own pattern, so a stored distribution tells which net made it.
+func bandLogit(idx, rating int) float32 {
+	return float32(int(16*games.Unit(uint64(idx)*0x9e37+uint64(rating), 0, 0, 0))) / 4
+}
+
+// TestTeacherBands labels with a directory of band nets and checks that each
+// position goes to the net of the mover's band: below the lowest centre and
+// above the highest to the end bands, between two centres to one of the two,
+// the nearer more often, in the proportion of its closeness.
+func TestTeacherBands(t *testing.T) {
+	in := dataFile(t, lichessSample)
+	dir := t.TempDir()
+	ratings := []int{1300, 1500, 1700}
+	for _, r := range ratings {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("t-%d.pb.gz", r)), nil, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), nil, 0o644)) // not a band net
+	cfg := testConfig(t, in)
+	cfg.MaxGames = 800
+	cfg.Teacher, cfg.TeacherBatch = dir, 16
+	cfg.OpenTeacher = func(file string) (nets.Net, error) {
+		m := bandFile.FindStringSubmatch(file)
+		require.NotNil(t, m, file)
+		r, _ := strconv.Atoi(m[1])
+		f := nets.NewFake(uint64(r))
+		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
+			out := make([]float32, len(moves))
+			for k, mv := range moves {
+				idx, _ := board.MoveToIndex(mv, in.Game.WhiteToMove())
+				out[k] = bandLogit(idx, r)
+			}
+			return out
+		}
+		return f, nil
+	}
+	sum, err := Run(context.Background(), cfg, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "fake-1300+fake-1500+fake-1700", sum.Teacher)
+	set, recs := readAll(t, cfg.Out)
+	require.Equal(t, "bands(fake)", set.Manifest.Teacher.Kind)
+
+	// which returns the band whose distribution a record holds, 0 when
+	// several bands' distributions agree (a single legal move, say).
+	which := func(e *board.Encoded, p []float32) int {
+		found := 0
+		for _, r := range ratings {
+			var z float64
+			for _, l := range e.Legal {
+				z += math.Exp(float64(bandLogit(int(l), r)))
+			}
+			ok := true
+			for k, l := range e.Legal {
+				if math.Abs(math.Exp(float64(bandLogit(int(l), r)))/z-float64(p[k])) > (1+float64(len(p))/2)/65535 {
+					ok = false
+					break
+				}
+			}
+			if ok && found != 0 {
+				return 0
+			}
+			if ok {
+				found = r
+			}
+		}
+		return found
+	}
+	var e board.Encoded
+	var tg board.Targets
+	var d shard.Distill
+	var upper, expect float64 // between the 1350 and 1550 centres: picks of 1500, and their expectation
+	var between, ambiguous int
+	for i, rec := range recs {
+		require.NoError(t, shard.DecodeSampleDistill(rec, &e, &tg, &d))
+		got, r := which(&e, d.Moves), float64(e.Ctx.MoverRating)
+		switch {
+		case got == 0: // a few legal moves can make two bands' distributions agree
+			require.LessOrEqual(t, len(e.Legal), 3, "record %d: no single band's distribution", i)
+			ambiguous++
+		case r <= 1350:
+			require.Equal(t, 1300, got, "record %d, mover %v", i, r)
+		case r >= 1750:
+			require.Equal(t, 1700, got, "record %d, mover %v", i, r)
+		case r < 1550:
+			require.Contains(t, []int{1300, 1500}, got, "record %d, mover %v", i, r)
+			between++
+			expect += (r - 1350) / 200
+			if got == 1500 {
+				upper++
+			}
+		default:
+			require.Contains(t, []int{1500, 1700}, got, "record %d, mover %v", i, r)
+		}
+	}
+	require.Less(t, ambiguous, len(recs)/20, "records no single band's distribution matches")
+	require.Greater(t, between, 600)
+	// picks are per position, but positions of one game share a rating: allow
+	// for the games' correlation with a wide margin
+	assert.InDelta(t, expect/float64(between), upper/float64(between), 0.05)
+	assert.Greater(t, upper, 0.1*float64(between))
+	assert.Less(t, upper, 0.9*float64(between))
+}
+
+// TestTeacherBandFiles checks the resolution of Config.Teacher.
+func TestTeacherBandFiles(t *testing.T) {
+	bs, err := teacherFiles("x.pb.gz")
+	require.NoError(t, err)
+	assert.Equal(t, []bandNet{{file: "x.pb.gz"}}, bs)
+	dir := t.TempDir()
+	_, err = teacherFiles(dir)
+	require.ErrorContains(t, err, "no band nets")
+	for _, n := range []string{"maia-1900.pb.gz", "maia-1100.pb.gz", "notes.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
+	}
+	bs, err = teacherFiles(dir)
+	require.NoError(t, err)
+	assert.Equal(t, []bandNet{{file: filepath.Join(dir, "maia-1100.pb.gz"), rating: 1100}, {file: filepath.Join(dir, "maia-1900.pb.gz"), rating: 1900}}, bs)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other-1100.onnx"), nil, 0o644))
+	_, err = teacherFiles(dir)
+	require.ErrorContains(t, err, "two nets for band 1100")
+}

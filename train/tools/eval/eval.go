@@ -1,0 +1,252 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/humchess/humchess/train/data/pgn"
+)
+
+// ErrConfig means an eval configuration is invalid.
+var ErrConfig = errors.New("eval: bad config")
+
+// Config is one move-matching run.
+type Config struct {
+	Inputs      []string // PGN files (.pgn, .pgn.zst, .pgn.bz2) or "-"
+	Contestants []Spec
+	Split       string  // "", "all", "validation" or "train" (train/data/prep's split by game)
+	ValFraction float64 // the split's validation fraction; 0 means train/data/prep's default (0.05)
+	Workers     int     // goroutines; 0 = GOMAXPROCS
+	MaxGames    int64   // stop after this many games evaluated; 0 = all
+	// KeepBots and KeepUnrated keep games a BOT plays and games where a rating
+	// is missing (by default both are skipped, as train/data/prep does).
+	KeepBots, KeepUnrated bool
+	OppBand               int       // width of the opponent-relative bands, rating points; 0 means 100
+	Compare               [2]int    // the two contestants whose paired difference is reported; default 0 and 1
+	Progress              io.Writer // a progress line every few seconds; nil = none
+}
+
+// Run evaluates every contestant on the same positions and returns the tallies.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if len(cfg.Inputs) == 0 {
+		return nil, fmt.Errorf("%w: no input", ErrConfig)
+	}
+	if len(cfg.Contestants) == 0 {
+		return nil, fmt.Errorf("%w: no contestant", ErrConfig)
+	}
+	for _, i := range cfg.Compare {
+		if i < 0 || i >= len(cfg.Contestants) {
+			return nil, fmt.Errorf("%w: compare index %d out of range", ErrConfig, i)
+		}
+	}
+	if cfg.Compare == [2]int{} && len(cfg.Contestants) > 1 {
+		cfg.Compare = [2]int{0, 1}
+	}
+	switch cfg.Split {
+	case "", "all", "validation", "train":
+	default:
+		return nil, fmt.Errorf("%w: split %q (want all, validation or train)", ErrConfig, cfg.Split)
+	}
+	if cfg.ValFraction <= 0 {
+		cfg.ValFraction = 0.05
+	}
+	if cfg.OppBand <= 0 {
+		cfg.OppBand = 100
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := time.Now()
+
+	// Open every worker's contestants first: a bad spec fails at once.
+	type worker struct {
+		cs  []Contestant
+		acc *Report
+	}
+	ws := make([]*worker, workers)
+	closeAll := func() {
+		for _, w := range ws {
+			if w == nil {
+				continue
+			}
+			for _, c := range w.cs {
+				if c != nil {
+					_ = c.Close() // nothing to do about a failing close at the end of a run
+				}
+			}
+		}
+	}
+	defer closeAll()
+	for i := range ws {
+		ws[i] = &worker{acc: newReport(&cfg)}
+		for _, s := range cfg.Contestants {
+			c, err := s.Open()
+			if err != nil {
+				return nil, fmt.Errorf("eval: contestant %s: %w", s.Name, err)
+			}
+			ws[i].cs = append(ws[i].cs, c)
+		}
+	}
+
+	jobs := make(chan *pgn.Game, workers*2)
+	var readErr error
+	var skipped skipCounts
+	var warnings []string
+	go func() {
+		defer close(jobs)
+		warnings, readErr = readGames(ctx, &cfg, jobs, &skipped)
+	}()
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+		progMu   sync.Mutex
+		games    int64
+		poss     int64
+		lastProg = time.Now()
+	)
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			preds := make([][]Prediction, len(w.cs))
+			for g := range jobs {
+				ps, _ := Positions(g) // a game cut at an unreadable move keeps its readable part
+				if len(ps) == 0 {
+					continue
+				}
+				ptrs := make([]*Position, len(ps))
+				for i := range ps {
+					ptrs[i] = &ps[i]
+				}
+				for k, c := range w.cs {
+					if cap(preds[k]) < len(ps) {
+						preds[k] = make([]Prediction, len(ps))
+					}
+					preds[k] = preds[k][:len(ps)]
+					if err := c.Predict(ctx, ptrs, preds[k]); err != nil {
+						errOnce.Do(func() {
+							firstErr = fmt.Errorf("eval: contestant %s: %w", cfg.Contestants[k].Name, err)
+							cancel()
+						})
+						return
+					}
+				}
+				for i := range ps {
+					w.acc.add(&ps[i], preds, i)
+				}
+				w.acc.Games++
+				progMu.Lock()
+				games++
+				poss += int64(len(ps))
+				if cfg.Progress != nil && time.Since(lastProg) > 3*time.Second {
+					lastProg = time.Now()
+					el := time.Since(start).Seconds()
+					fmt.Fprintf(cfg.Progress, "eval: %d games, %d positions, %.0f positions/s\n", games, poss, float64(poss)/el)
+				}
+				progMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep := newReport(&cfg)
+	for _, w := range ws {
+		rep.merge(w.acc)
+	}
+	rep.Skipped = skipped.m
+	rep.Warnings = warnings
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+type skipCounts struct {
+	m map[string]int64
+}
+
+func (s *skipCounts) add(reason string) {
+	if s.m == nil {
+		s.m = map[string]int64{}
+	}
+	s.m[reason]++
+}
+
+// readGames streams the inputs, filters games and sends copies to jobs. A
+// file that breaks off (truncated or corrupt) keeps the games read before
+// the break and gives a warning; reading goes on with the next file.
+func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped *skipCounts) (warnings []string, err error) {
+	var n int64
+	for _, path := range cfg.Inputs {
+		rc, err := pgn.Open(path)
+		if err != nil {
+			return warnings, fmt.Errorf("eval: %w", err)
+		}
+		r := pgn.NewReader(rc)
+		for {
+			g, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if errors.Is(err, pgn.ErrCorrupt) {
+				warnings = append(warnings, fmt.Sprintf("%v; the %d games read before the break are kept", err, r.Stats().Games))
+				break
+			}
+			if err != nil {
+				_ = rc.Close() // the read error is the one to report
+				return warnings, fmt.Errorf("eval: %s: %w", path, err)
+			}
+			switch {
+			case !InSplit(g, cfg.Split, cfg.ValFraction):
+				skipped.add("other split")
+				continue
+			case !g.Standard():
+				skipped.add("variant or set-up position")
+				continue
+			case !cfg.KeepBots && isBot(g):
+				skipped.add("BOT account")
+				continue
+			case !cfg.KeepUnrated && (g.WhiteElo < 0 || g.BlackElo < 0):
+				skipped.add("rating unknown")
+				continue
+			case len(g.Moves) == 0:
+				skipped.add("no moves")
+				continue
+			}
+			c := g.Clone()
+			select {
+			case jobs <- c:
+			case <-ctx.Done():
+				_ = rc.Close() // cancelled: nothing more to read
+				return warnings, nil
+			}
+			n++
+			if cfg.MaxGames > 0 && n >= cfg.MaxGames {
+				return warnings, rc.Close()
+			}
+		}
+		if err := rc.Close(); err != nil {
+			return warnings, fmt.Errorf("eval: %s: %w", path, err)
+		}
+	}
+	return warnings, nil
+}
+
+// nan is a NaN for "no value".
+var nan = math.NaN()

@@ -1,0 +1,287 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/train/tools/match"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// played maps (position hash, ply, mover rating) to the move the synthetic human played.
+type played map[[3]uint64]board.Move
+
+// oracle is a net that gives the human move logit +10 when White is to
+// move and -10 when Black is (every other move 0): White's moves are always
+// its first choice, Black's always its last.
+func oracle(pl played) func() (nets.Net, error) {
+	return func() (nets.Net, error) {
+		f := nets.NewFake(0)
+		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
+			h := pl[[3]uint64{in.Game.Hash(), uint64(in.Game.Ply()), uint64(in.Ctx.MoverRating)}]
+			out := make([]float32, len(moves))
+			for i, m := range moves {
+				if m == h {
+					out[i] = 10
+					if !in.Game.WhiteToMove() {
+						out[i] = -10
+					}
+				}
+			}
+			return out
+		}
+		return f, nil
+	}
+}
+
+// uniform is a net with equal logits: P(human move) = 1/n.
+func uniform() (nets.Net, error) {
+	f := nets.NewFake(0)
+	f.Logits = func(in nets.Input, moves []board.Move) []float32 { return make([]float32, len(moves)) }
+	return f, nil
+}
+
+// synthGame plays up to plies random moves (seeded) and writes the game
+// as PGN with clocks (White's clock is below 30 s from ply 20 on). It
+// records the moves in pl and returns, per ply, the number of legal moves.
+func synthGame(t *testing.T, pl played, seed uint64, plies, whiteElo, blackElo int) (string, []int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	g := board.MustNewGame("")
+	var ucis []string
+	var counts []int
+	for i := 0; i < plies && g.Status() == board.Ongoing; i++ {
+		ms := g.LegalMoves()
+		counts = append(counts, len(ms))
+		m := ms[rng.IntN(len(ms))]
+		if pl != nil {
+			r := whiteElo
+			if i%2 == 1 {
+				r = blackElo
+			}
+			pl[[3]uint64{g.Hash(), uint64(g.Ply()), uint64(r)}] = m
+		}
+		ucis = append(ucis, m.String())
+		require.NoError(t, g.PlayMove(m))
+	}
+	sans, err := match.SAN("", ucis)
+	require.NoError(t, err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Event \"Rated Blitz game\"]\n[Site \"https://lichess.org/synth%d\"]\n[White \"w\"]\n[Black \"b\"]\n[Result \"1/2-1/2\"]\n[WhiteElo \"%d\"]\n[BlackElo \"%d\"]\n[TimeControl \"300+0\"]\n\n", seed, whiteElo, blackElo)
+	for i, s := range sans {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "%d. ", i/2+1)
+		}
+		clock := 200
+		if i%2 == 0 && i >= 18 { // White's clock after its move at ply 18 is what it has at ply 20
+			clock = 20
+		}
+		fmt.Fprintf(&b, "%s { [%%clk 0:%02d:%02d] } ", s, clock/60, clock%60)
+	}
+	b.WriteString("1/2-1/2\n\n")
+	return b.String(), counts
+}
+
+// TestRunTruncated evaluates a zstd file cut short: the games before the
+// cut are evaluated and the report carries a warning naming the file.
+func TestRunTruncated(t *testing.T) {
+	full, err := os.ReadFile(realPGN)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "cut.pgn.zst")
+	require.NoError(t, os.WriteFile(path, full[:len(full)/8], 0o644))
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("uniform", uniform)},
+		Workers:     1,
+	})
+	require.NoError(t, err, "a truncated file is a warning, not a failure")
+	assert.Positive(t, rep.Games, "the games before the cut are evaluated")
+	require.Len(t, rep.Warnings, 1)
+	assert.Contains(t, rep.Warnings[0], "cut.pgn.zst")
+	assert.Contains(t, rep.Warnings[0], "truncated or corrupt")
+	var b strings.Builder
+	require.NoError(t, rep.WriteText(&b, []string{"all"}))
+	assert.Contains(t, b.String(), "warning: ")
+}
+
+func TestRunSynthetic(t *testing.T) {
+	dir := t.TempDir()
+	pl := played{}
+	g1, c1 := synthGame(t, pl, 1, 40, 1520, 1230)
+	g2, c2 := synthGame(t, pl, 2, 30, 1540, 1210)
+	require.Len(t, c1, 40, "game 1 lasts")
+	require.Len(t, c2, 30, "game 2 lasts")
+	path := filepath.Join(dir, "synth.pgn")
+	// A BOT game and an unrated game are skipped.
+	bot := strings.Replace(g1, "[White \"w\"]", "[White \"w\"]\n[WhiteTitle \"BOT\"]", 1)
+	unrated := strings.Replace(g2, "[WhiteElo \"1540\"]", "[WhiteElo \"?\"]", 1)
+	require.NoError(t, os.WriteFile(path, []byte(g1+g2+bot+unrated), 0o644))
+
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("oracle", oracle(pl)), NetContestantSpec("uniform", uniform)},
+		Workers:     2,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), rep.Games)
+	assert.Equal(t, map[string]int64{"BOT account": 1, "rating unknown": 1}, rep.Skipped)
+
+	// Expected values, by construction.
+	type tally struct {
+		n, top1, top3 int64
+		ce            float64
+		maiaN         int64
+	}
+	var white, black tally
+	for _, counts := range [][]int{c1, c2} {
+		for i, n := range counts {
+			tl := &white
+			if i%2 == 1 {
+				tl = &black
+			}
+			tl.n++
+			rank := 0
+			if i%2 == 1 {
+				rank = n - 1
+			}
+			if rank == 0 {
+				tl.top1++
+			}
+			if rank < 3 {
+				tl.top3++
+			}
+			// Oracle: the human move has logit +-10, the others 0.
+			l := 10.0
+			if i%2 == 1 {
+				l = -10
+			}
+			tl.ce -= l - math.Log(math.Exp(l)+float64(n-1))
+			moverClockOK := i%2 == 1 || i < 20
+			if i >= 10 && moverClockOK {
+				tl.maiaN++
+			}
+		}
+	}
+	for _, tc := range []struct {
+		band string
+		want tally
+	}{{"1500", white}, {"1200", black}} {
+		row := rep.Row(ProtocolAll, "rating", tc.band)
+		require.NotNil(t, row, "band %s", tc.band)
+		c := row.Cells[0]
+		assert.Equal(t, tc.want.n, c.N, "band %s positions", tc.band)
+		assert.Equal(t, tc.want.top1, c.Top1, "band %s top1", tc.band)
+		assert.Equal(t, tc.want.top3, c.Top3, "band %s top3", tc.band)
+		assert.InDelta(t, tc.want.ce/float64(tc.want.n), c.CrossEntropy(), 1e-4, "band %s CE", tc.band)
+		maia := rep.Row(ProtocolMaia, "rating", tc.band)
+		require.NotNil(t, maia)
+		assert.Equal(t, tc.want.maiaN, maia.Cells[0].N, "band %s maia positions", tc.band)
+	}
+	assert.Equal(t, 1.0, rep.Row(ProtocolAll, "rating", "1500").Cells[0].Top1Rate(), "White always plays the oracle's move")
+	assert.Equal(t, int64(len(c1)-10+len(c2)-10-10-5), rep.Row(ProtocolMaia, "all", "all").Cells[0].N,
+		"maia protocol: plies 0-9 dropped, White's moves from ply 20 dropped")
+
+	// Uniform: CE is the mean log of the number of legal moves.
+	var logn float64
+	var n int
+	for _, counts := range [][]int{c1, c2} {
+		for _, k := range counts {
+			logn += math.Log(float64(k))
+			n++
+		}
+	}
+	all := rep.Row(ProtocolAll, "all", "all")
+	assert.InDelta(t, logn/float64(n), all.Cells[1].CrossEntropy(), 1e-4)
+	assert.Equal(t, int64(n), all.Cells[1].N, "same positions for every contestant")
+
+	// Paired difference: oracle minus uniform over the same positions.
+	m, h := all.Diff.Mean()
+	want := float64(all.Cells[0].Top1-all.Cells[1].Top1) / float64(n)
+	assert.InDelta(t, want, m, 1e-12)
+	assert.True(t, h > 0 && h < 0.5, "half-width %v", h)
+
+	// Opponent bands: White is ~300 above Black.
+	assert.NotNil(t, rep.Row(ProtocolAll, "opponent", "-300..-201"), "white's opponent is 290-330 lower")
+
+	var text, csvOut strings.Builder
+	require.NoError(t, rep.WriteText(&text, nil))
+	assert.Contains(t, text.String(), "[maia positions] by rating")
+	assert.Contains(t, text.String(), "100.0")
+	require.NoError(t, rep.WriteCSV(&csvOut))
+	assert.Contains(t, csvOut.String(), "all,rating,1500,oracle,")
+	assert.Contains(t, csvOut.String(), "oracle - uniform")
+	files, err := rep.WritePlots(dir)
+	require.NoError(t, err)
+	assert.Len(t, files, 4)
+}
+
+func TestSplit(t *testing.T) {
+	dir := t.TempDir()
+	var all strings.Builder
+	for i := range 60 {
+		g, _ := synthGame(t, nil, uint64(i), 12, 1500, 1400)
+		all.WriteString(g)
+	}
+	path := filepath.Join(dir, "s.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(all.String()), 0o644))
+	count := func(split string) int64 {
+		rep, err := Run(context.Background(), Config{Inputs: []string{path}, Split: split, ValFraction: 0.3,
+			Contestants: []Spec{NetContestantSpec("u", uniform)}})
+		require.NoError(t, err)
+		return rep.Games
+	}
+	v, tr, a := count("validation"), count("train"), count("all")
+	assert.Equal(t, a, v+tr, "validation and train partition the games")
+	assert.Equal(t, int64(60), a)
+	assert.True(t, v > 5 && v < 35, "about 30%% in validation: %d", v)
+	_, err := Run(context.Background(), Config{Inputs: []string{path}, Split: "nope", Contestants: []Spec{NetContestantSpec("u", uniform)}})
+	assert.ErrorIs(t, err, ErrConfig)
+}
+
+func TestScore(t *testing.T) {
+	moves := []board.Move{{From: 12, To: 28}, {From: 11, To: 27}, {From: 6, To: 21}, {From: 1, To: 18}}
+	for _, tc := range []struct {
+		logits     []float32
+		human      int
+		top1, top3 bool
+	}{
+		{[]float32{3, 2, 1, 0}, 0, true, true},
+		{[]float32{3, 2, 1, 0}, 2, false, true},
+		{[]float32{3, 2, 1, 0}, 3, false, false},
+		{[]float32{1, 1, 1, 1}, 0, true, true},   // ties go to the first listed
+		{[]float32{1, 1, 1, 1}, 3, false, false}, // ...and rank the later ones after
+	} {
+		p := score(nets.Output{Moves: moves, Logits: tc.logits}, moves[tc.human])
+		assert.Equal(t, tc.top1, p.Top1, "%v human %d", tc.logits, tc.human)
+		assert.Equal(t, tc.top3, p.Top3, "%v human %d", tc.logits, tc.human)
+		z := 0.0
+		for _, l := range tc.logits {
+			z += math.Exp(float64(l))
+		}
+		assert.InDelta(t, float64(tc.logits[tc.human])-math.Log(z), p.LogP, 1e-9)
+	}
+	p := score(nets.Output{Moves: moves, Logits: []float32{1, 2, 3, 4}}, board.Move{From: 0, To: 1})
+	assert.False(t, p.Top1)
+	assert.True(t, math.IsNaN(p.LogP), "a move the net does not list has no probability")
+}
+
+func TestMaiaBand(t *testing.T) {
+	for r, want := range map[int]int{600: 1100, 1099: 1100, 1100: 1100, 1549: 1500, 1999: 1900, 2800: 1900} {
+		assert.Equal(t, want, MaiaBand(r), "rating %d", r)
+	}
+}
+
+func TestClockBucket(t *testing.T) {
+	for c, want := range map[float64]string{-1: "unknown", 0: "<10s", 9.9: "<10s", 10: "10-30s", 29: "10-30s", 30: "30-60s", 100: "1-3min", 300: "3-10min", 900: "10min+"} {
+		assert.Equal(t, want, clockBucket(c).Label, "clock %v", c)
+	}
+}

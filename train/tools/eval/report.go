@@ -1,0 +1,461 @@
+package eval
+
+import (
+	"encoding/csv"
+	"fmt"
+	"github.com/humchess/humchess/train/tools/internal/format"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/humchess/humchess/train/plot"
+)
+
+// Protocols, in report order.
+const (
+	ProtocolAll  = 0 // every position
+	ProtocolMaia = 1 // Maia's: plies from 10, mover's clock at least 30 s (or unknown)
+)
+
+// ProtocolNames names the protocols.
+var ProtocolNames = [2]string{"all", "maia"}
+
+// Dimensions of the breakdown, in report order.
+var Dimensions = []string{"all", "rating", "opponent", "timeclass", "ply", "material", "clock"}
+
+// Bucket is one row of a breakdown: a dimension and a range of it.
+type Bucket struct {
+	Dim   string
+	Order int // sort key within the dimension
+	Label string
+}
+
+// Cell is one contestant's tally in one bucket.
+type Cell struct {
+	N    int64   // positions
+	Top1 int64   // first choice was the human move
+	Top3 int64   // human move among the first three
+	LogP float64 // sum of log-probabilities of the human move
+	LogN int64   // positions with a log-probability
+}
+
+// Top1Rate is Top1/N (NaN when empty).
+func (c Cell) Top1Rate() float64 { return format.Ratio(float64(c.Top1), c.N) }
+
+// Top3Rate is Top3/N (NaN when empty).
+func (c Cell) Top3Rate() float64 { return format.Ratio(float64(c.Top3), c.N) }
+
+// CrossEntropy is the mean negative log-probability of the human move, nats.
+func (c Cell) CrossEntropy() float64 { return -format.Ratio(c.LogP, c.LogN) }
+
+// Diff is the paired difference of top-1 hits between two contestants
+// (first minus second) over the same positions.
+type Diff struct {
+	N         int64
+	Sum, Sum2 float64
+}
+
+// Mean is the mean difference and its 95% half-width (normal approximation
+// of the paired per-position differences).
+func (d Diff) Mean() (mean, half float64) {
+	if d.N == 0 {
+		return math.NaN(), math.NaN()
+	}
+	n := float64(d.N)
+	mean = d.Sum / n
+	if d.N < 2 {
+		return mean, math.NaN()
+	}
+	v := (d.Sum2 - n*mean*mean) / (n - 1)
+	return mean, 1.959963984540054 * math.Sqrt(math.Max(v, 0)/n)
+}
+
+// Row is one bucket's tallies: one Cell per contestant and the paired difference.
+type Row struct {
+	Cells []Cell
+	Diff  Diff
+}
+
+// Report is the result of Run.
+type Report struct {
+	Names   []string // contestants
+	Probs   []bool   // whether each contestant gives probabilities (top-3, cross-entropy)
+	Compare [2]int   // the contestants of Row.Diff
+	Games   int64
+	Skipped map[string]int64 // games skipped, by reason
+	// Warnings are problems that did not stop the run, such as an input
+	// file that broke off (truncated or corrupt) after some games.
+	Warnings []string
+	Seconds  float64
+	Rows     [2]map[Bucket]*Row // per protocol
+	oppBand  int
+}
+
+func newReport(cfg *Config) *Report {
+	r := &Report{Compare: cfg.Compare, oppBand: cfg.OppBand, Rows: [2]map[Bucket]*Row{{}, {}}}
+	for _, s := range cfg.Contestants {
+		r.Names = append(r.Names, s.Name)
+		r.Probs = append(r.Probs, s.Probabilities)
+	}
+	return r
+}
+
+// Positions returns the number of positions of a protocol.
+func (r *Report) Positions(protocol int) int64 {
+	if row := r.Rows[protocol][Bucket{Dim: "all", Label: "all"}]; row != nil && len(row.Cells) > 0 {
+		return row.Cells[0].N
+	}
+	return 0
+}
+
+// Row returns the row of a bucket by dimension and label (nil if none).
+func (r *Report) Row(protocol int, dim, label string) *Row {
+	for b, row := range r.Rows[protocol] {
+		if b.Dim == dim && b.Label == label {
+			return row
+		}
+	}
+	return nil
+}
+
+func (r *Report) row(protocol int, b Bucket) *Row {
+	row := r.Rows[protocol][b]
+	if row == nil {
+		row = &Row{Cells: make([]Cell, len(r.Names))}
+		r.Rows[protocol][b] = row
+	}
+	return row
+}
+
+// add tallies position p with every contestant's prediction preds[k][i].
+func (r *Report) add(p *Position, preds [][]Prediction, i int) {
+	buckets := bucketsOf(p, r.oppBand)
+	for proto := range 2 {
+		if proto == ProtocolMaia && !p.Maia {
+			continue
+		}
+		for _, b := range buckets {
+			row := r.row(proto, b)
+			for k := range preds {
+				pr := preds[k][i]
+				c := &row.Cells[k]
+				c.N++
+				if pr.Top1 {
+					c.Top1++
+				}
+				if pr.Top3 {
+					c.Top3++
+				}
+				if !math.IsNaN(pr.LogP) {
+					c.LogP += pr.LogP
+					c.LogN++
+				}
+			}
+			if len(preds) > 1 {
+				d := b2f(preds[r.Compare[0]][i].Top1) - b2f(preds[r.Compare[1]][i].Top1)
+				row.Diff.N++
+				row.Diff.Sum += d
+				row.Diff.Sum2 += d * d
+			}
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (r *Report) merge(o *Report) {
+	r.Games += o.Games
+	for proto := range 2 {
+		for b, orow := range o.Rows[proto] {
+			row := r.row(proto, b)
+			for k, c := range orow.Cells {
+				x := &row.Cells[k]
+				x.N += c.N
+				x.Top1 += c.Top1
+				x.Top3 += c.Top3
+				x.LogP += c.LogP
+				x.LogN += c.LogN
+			}
+			row.Diff.N += orow.Diff.N
+			row.Diff.Sum += orow.Diff.Sum
+			row.Diff.Sum2 += orow.Diff.Sum2
+		}
+	}
+}
+
+const unknownOrder = math.MaxInt32
+
+// bucketsOf returns the position's bucket in every dimension.
+func bucketsOf(p *Position, oppBand int) []Bucket {
+	out := make([]Bucket, 0, len(Dimensions))
+	out = append(out, Bucket{Dim: "all", Label: "all"})
+	if p.MoverRating >= 0 {
+		b := p.MoverRating / 100 * 100
+		out = append(out, Bucket{Dim: "rating", Order: b, Label: strconv.Itoa(b)})
+	} else {
+		out = append(out, Bucket{Dim: "rating", Order: unknownOrder, Label: "unknown"})
+	}
+	if p.MoverRating >= 0 && p.OppRating >= 0 {
+		d := p.OppRating - p.MoverRating
+		lo := int(math.Floor(float64(d)/float64(oppBand))) * oppBand
+		lo = min(max(lo, -5*oppBand), 4*oppBand)
+		label := fmt.Sprintf("%+d..%+d", lo, lo+oppBand-1)
+		switch lo {
+		case -5 * oppBand:
+			label = fmt.Sprintf("<%+d", -4*oppBand)
+		case 4 * oppBand:
+			label = fmt.Sprintf(">=%+d", 4*oppBand)
+		}
+		out = append(out, Bucket{Dim: "opponent", Order: lo, Label: label})
+	} else {
+		out = append(out, Bucket{Dim: "opponent", Order: unknownOrder, Label: "unknown"})
+	}
+	out = append(out, Bucket{Dim: "timeclass", Order: int(p.Class), Label: p.Class.String()})
+	plyEdges := []int{0, 10, 20, 30, 40, 60, 80, 120}
+	for k := len(plyEdges) - 1; k >= 0; k-- {
+		if p.Ply >= plyEdges[k] {
+			label := fmt.Sprintf("%d+", plyEdges[k])
+			if k+1 < len(plyEdges) {
+				label = fmt.Sprintf("%d-%d", plyEdges[k], plyEdges[k+1]-1)
+			}
+			out = append(out, Bucket{Dim: "ply", Order: plyEdges[k], Label: label})
+			break
+		}
+	}
+	m := min(p.Material/10*10, 70)
+	ml := fmt.Sprintf("%d-%d", m, m+9)
+	if m == 70 {
+		ml = "70-78"
+	}
+	out = append(out, Bucket{Dim: "material", Order: -m, Label: ml})
+	out = append(out, clockBucket(p.MoverClock))
+	return out
+}
+
+func clockBucket(c float64) Bucket {
+	if c < 0 {
+		return Bucket{Dim: "clock", Order: unknownOrder, Label: "unknown"}
+	}
+	edges := []float64{0, 10, 30, 60, 180, 600}
+	labels := []string{"<10s", "10-30s", "30-60s", "1-3min", "3-10min", "10min+"}
+	k := sort.SearchFloat64s(edges, c+1e-9) - 1
+	k = max(k, 0)
+	return Bucket{Dim: "clock", Order: k, Label: labels[k]}
+}
+
+// Buckets returns a protocol's buckets of one dimension in order.
+func (r *Report) Buckets(protocol int, dim string) []Bucket {
+	var out []Bucket
+	for b := range r.Rows[protocol] {
+		if b.Dim == dim {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Order != out[j].Order {
+			return out[i].Order < out[j].Order
+		}
+		return out[i].Label < out[j].Label
+	})
+	return out
+}
+
+// WriteText writes the tables: per protocol and dimension, each bucket's
+// position count and each contestant's top-1 %, top-3 % and cross-entropy,
+// then the paired top-1 difference of the compared contestants with its 95%
+// interval, in percentage points. dims selects dimensions (nil = all).
+func (r *Report) WriteText(w io.Writer, dims []string) error {
+	if dims == nil {
+		dims = Dimensions
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "eval: %d games, %d positions (maia protocol %d) in %.1f s\n", r.Games, r.Positions(ProtocolAll), r.Positions(ProtocolMaia), r.Seconds)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", w)
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("  games skipped:")
+		for _, k := range sortedKeys(r.Skipped) {
+			fmt.Fprintf(&b, " %s %d;", k, r.Skipped[k])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
+	hasDiff := len(r.Names) > 1
+	for proto := range 2 {
+		for _, dim := range dims {
+			buckets := r.Buckets(proto, dim)
+			if len(buckets) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n[%s positions] by %s\n", ProtocolNames[proto], dim)
+			fmt.Fprintf(&b, "%-12s %9s", dim, "n")
+			for k, n := range r.Names {
+				if r.Probs[k] {
+					fmt.Fprintf(&b, " | %-20s", format.Trunc(n, 20))
+				} else {
+					fmt.Fprintf(&b, " | %-6s", format.Trunc(n, 6))
+				}
+			}
+			if hasDiff {
+				fmt.Fprintf(&b, " | top1 %s - %s", format.Trunc(r.Names[r.Compare[0]], 12), format.Trunc(r.Names[r.Compare[1]], 12))
+			}
+			fmt.Fprintf(&b, "\n%-12s %9s", "", "")
+			for k := range r.Names {
+				if r.Probs[k] {
+					fmt.Fprintf(&b, " | %6s %6s %6s", "top1", "top3", "CE")
+				} else {
+					fmt.Fprintf(&b, " | %6s", "top1")
+				}
+			}
+			if hasDiff {
+				b.WriteString(" | points [95% CI]")
+			}
+			b.WriteString("\n")
+			for _, bk := range buckets {
+				row := r.Rows[proto][bk]
+				fmt.Fprintf(&b, "%-12s %9d", bk.Label, row.Cells[0].N)
+				for k, c := range row.Cells {
+					if r.Probs[k] {
+						fmt.Fprintf(&b, " | %6s %6s %6s", format.Pct(c.Top1Rate()), format.Pct(c.Top3Rate()), format.Num(c.CrossEntropy(), 3))
+					} else {
+						fmt.Fprintf(&b, " | %6s", format.Pct(c.Top1Rate()))
+					}
+				}
+				if hasDiff {
+					m, h := row.Diff.Mean()
+					fmt.Fprintf(&b, " | %+.2f [%s, %s]", 100*m, format.Num(100*(m-h), 2), format.Num(100*(m+h), 2))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// WriteCSV writes one line per protocol, dimension, bucket and contestant
+// (protocol,dimension,bucket,contestant,n,top1,top3,cross_entropy), and per
+// bucket one line for the paired difference (contestant "A - B"; top1 holds
+// the mean difference, top3 and cross_entropy the 95% interval's ends).
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy"}); err != nil {
+		return err
+	}
+	f := func(x float64) string {
+		if math.IsNaN(x) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'f', 6, 64)
+	}
+	for proto := range 2 {
+		for _, dim := range Dimensions {
+			for _, bk := range r.Buckets(proto, dim) {
+				row := r.Rows[proto][bk]
+				for k, c := range row.Cells {
+					top3, ce := c.Top3Rate(), c.CrossEntropy()
+					if !r.Probs[k] {
+						top3, ce = math.NaN(), math.NaN()
+					}
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce)}); err != nil {
+						return err
+					}
+				}
+				if len(r.Names) > 1 {
+					m, h := row.Diff.Mean()
+					name := r.Names[r.Compare[0]] + " - " + r.Names[r.Compare[1]]
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(row.Diff.N, 10), f(m), f(m - h), f(m + h)}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Plot file names.
+const (
+	PlotTop1 = "eval-top1-%s.png" // by protocol name
+	PlotCE   = "eval-ce-%s.png"
+)
+
+// WritePlots writes, per protocol, top-1 accuracy by mover rating band (one
+// line per contestant) and, when any contestant gives probabilities, the
+// cross-entropy by band, as PNGs into dir. It returns the files written.
+func (r *Report) WritePlots(dir string) ([]string, error) {
+	var files []string
+	for proto := range 2 {
+		buckets := r.Buckets(proto, "rating")
+		var xs []float64
+		var rows []*Row
+		for _, b := range buckets {
+			if b.Order == unknownOrder {
+				continue
+			}
+			xs = append(xs, float64(b.Order))
+			rows = append(rows, r.Rows[proto][b])
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		for _, what := range []string{"top1", "ce"} {
+			var series []plot.Series
+			for k, name := range r.Names {
+				if what == "ce" && !r.Probs[k] {
+					continue
+				}
+				s := plot.Series{Name: name, X: xs}
+				for _, row := range rows {
+					y := 100 * row.Cells[k].Top1Rate()
+					if what == "ce" {
+						y = row.Cells[k].CrossEntropy()
+					}
+					s.Y = append(s.Y, y)
+				}
+				series = append(series, s)
+			}
+			if len(series) == 0 {
+				continue
+			}
+			c := plot.Chart{Title: fmt.Sprintf("move matching, %s positions: top-1 accuracy by rating band", ProtocolNames[proto]),
+				XLabel: "mover rating band", YLabel: "top-1 %", Series: series}
+			name := fmt.Sprintf(PlotTop1, ProtocolNames[proto])
+			if what == "ce" {
+				c.Title = fmt.Sprintf("move matching, %s positions: cross-entropy by rating band", ProtocolNames[proto])
+				c.YLabel = "nats"
+				name = fmt.Sprintf(PlotCE, ProtocolNames[proto])
+			}
+			data, err := plot.Lines(c)
+			if err != nil {
+				return files, err
+			}
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				return files, fmt.Errorf("eval: %w", err)
+			}
+			files = append(files, path)
+		}
+	}
+	return files, nil
+}

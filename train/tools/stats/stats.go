@@ -1,0 +1,670 @@
+package stats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/humchess/humchess/train/tools/internal/format"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/uci/client"
+)
+
+// Blunder sources (Config.Blunders).
+const (
+	BlundersAuto      = "auto"      // %eval comments when a game has them, else Stockfish when configured
+	BlundersEvals     = "evals"     // %eval comments only
+	BlundersStockfish = "stockfish" // always the engine
+	BlundersOff       = "off"
+)
+
+// Config configures Stats.
+type Config struct {
+	MaxGames int64 // per set; 0 = all
+	// Blunders chooses where evaluations come from (Blunders* constants; "" = auto).
+	Blunders string
+	// BlunderLoss is the loss of expected score (0..1, mover's view) from
+	// which a move is a blunder; 0 means 0.15.
+	BlunderLoss float64
+	// Engine evaluates positions for blunders (Path "" = no engine); Limits
+	// is its search, e.g. Nodes 20000.
+	Engine       client.Config
+	EngineLimits client.Limits
+	// EngineGames caps the games analysed by the engine per set (it is
+	// slow); 0 means 200.
+	EngineGames int64
+	Workers     int // engine processes; 0 means 2
+	// Player, when set, restricts the set to the games this player (the
+	// White or Black tag, compared case-insensitively) played, and the
+	// per-move statistics (think times, blunders) to this player's moves;
+	// game length and variety stay per game. "" = every game and move.
+	Player string
+}
+
+// ExpectedScore is the expected score of a side with an evaluation of cp
+// centipawns (its own view), the logistic model lichess uses for its
+// accuracy: 1 / (1 + exp(-0.00368208 cp)).
+func ExpectedScore(cp float64) float64 { return 1 / (1 + math.Exp(-0.00368208*cp)) }
+
+// Set are the statistics of one set of games.
+type Set struct {
+	Name   string
+	Player string // the player the per-move statistics are restricted to; "" = both sides
+	Games  int64
+	// Score is the player's wins, draws and losses (only with a Player;
+	// games with another result tag are not counted).
+	Score      [3]int64
+	Think      map[games.TimeClass]*Quantiles // seconds per move, by time class
+	Blunders   map[int]*[2]int64              // mover rating band -> {moves judged, blunders}
+	BlunderSrc map[string]int64               // games judged by source ("evals", "stockfish")
+	Lengths    Quantiles                      // plies per game
+	Variety    map[int]*Variety               // by ply (10, 20)
+}
+
+// Variety counts distinct move sequences at a ply.
+type Variety struct {
+	Games    int64 // games that reached the ply
+	Distinct int64 // distinct sequences of the first ply moves among them
+	seen     map[string]bool
+}
+
+// Fraction is Distinct/Games.
+func (v *Variety) Fraction() float64 { return format.Ratio(float64(v.Distinct), v.Games) }
+
+// Quantiles collects values and answers quantile queries (exact: it keeps
+// every value; a few million values at most in practice).
+type Quantiles struct {
+	v      []float64
+	sorted bool
+}
+
+// Add adds a value.
+func (q *Quantiles) Add(x float64) { q.v = append(q.v, x); q.sorted = false }
+
+// N is the number of values.
+func (q *Quantiles) N() int { return len(q.v) }
+
+// Quantile returns the p-quantile (0..1) by linear interpolation; NaN when empty.
+func (q *Quantiles) Quantile(p float64) float64 {
+	if len(q.v) == 0 {
+		return math.NaN()
+	}
+	if !q.sorted {
+		sort.Float64s(q.v)
+		q.sorted = true
+	}
+	pos := p * float64(len(q.v)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(q.v)-1)
+	return q.v[lo] + (pos-float64(lo))*(q.v[hi]-q.v[lo])
+}
+
+// Mean is the mean; NaN when empty.
+func (q *Quantiles) Mean() float64 {
+	s := 0.0
+	for _, x := range q.v {
+		s += x
+	}
+	return format.Ratio(s, int64(len(q.v)))
+}
+
+var varietyPlies = []int{10, 20}
+
+// Run computes the statistics of one set of games (PGN files).
+func Run(ctx context.Context, name string, inputs []string, cfg Config) (*Set, error) {
+	if cfg.Blunders == "" {
+		cfg.Blunders = BlundersAuto
+	}
+	switch cfg.Blunders {
+	case BlundersAuto, BlundersEvals, BlundersStockfish, BlundersOff:
+	default:
+		return nil, fmt.Errorf("%w: blunders %q (want auto, evals, stockfish or off)", ErrConfig, cfg.Blunders)
+	}
+	if cfg.Blunders == BlundersStockfish && cfg.Engine.Path == "" {
+		return nil, fmt.Errorf("%w: blunders from stockfish need an engine", ErrConfig)
+	}
+	if cfg.BlunderLoss <= 0 {
+		cfg.BlunderLoss = 0.15
+	}
+	if cfg.EngineGames <= 0 {
+		cfg.EngineGames = 200
+	}
+	s := &Set{Name: name, Player: cfg.Player, Think: map[games.TimeClass]*Quantiles{}, Blunders: map[int]*[2]int64{},
+		BlunderSrc: map[string]int64{}, Variety: map[int]*Variety{}}
+	for _, p := range varietyPlies {
+		s.Variety[p] = &Variety{seen: map[string]bool{}}
+	}
+	an := newAnalyser(ctx, &cfg)
+	defer an.close()
+	var engineGames int64
+	for _, path := range inputs {
+		rc, err := pgn.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		r := pgn.NewReader(rc)
+		for cfg.MaxGames <= 0 || s.Games < cfg.MaxGames {
+			g, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				_ = rc.Close() // the read error is the one to report
+				return nil, fmt.Errorf("eval: %s: %w", path, err)
+			}
+			if !standardRules(g) {
+				continue
+			}
+			side := playerSide(g, cfg.Player)
+			if side == sideNone {
+				continue
+			}
+			s.Games++
+			s.addGame(g, side)
+			s.addResult(g, side)
+			useEvals := cfg.Blunders != BlundersStockfish && hasEvals(g)
+			switch {
+			case cfg.Blunders == BlundersOff:
+			case useEvals:
+				s.BlunderSrc["evals"]++
+				s.addBlunders(g, side, evalsFromPGN(g), cfg.BlunderLoss)
+			case cfg.Blunders != BlundersEvals && cfg.Engine.Path != "" && engineGames < cfg.EngineGames:
+				engineGames++
+				s.BlunderSrc["stockfish"]++
+				an.submit(g.Clone(), side)
+			}
+		}
+		if err := rc.Close(); err != nil {
+			return nil, fmt.Errorf("eval: %s: %w", path, err)
+		}
+	}
+	res, err := an.wait()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range res {
+		s.addBlunders(r.g, r.side, r.evals, cfg.BlunderLoss)
+	}
+	return s, nil
+}
+
+// standardRules reports whether g is played under the standard rules, from
+// the initial position or a FEN (a match's openings): Standard, or a FEN
+// with no variant or lichess's "From Position".
+func standardRules(g *pgn.Game) bool {
+	return g.Standard() || (g.FEN != "" && (g.Variant == "" || strings.EqualFold(g.Variant, "Standard") ||
+		strings.EqualFold(g.Variant, "chess") || strings.EqualFold(g.Variant, "From Position")))
+}
+
+// Sides whose moves count (playerSide).
+const (
+	sideNone  = 0 // the player is not in the game: skip it
+	sideWhite = 1
+	sideBlack = 2
+	sideBoth  = sideWhite | sideBlack
+)
+
+// playerSide says which of g's sides are player's: both when player is "",
+// none when neither tag names the player.
+func playerSide(g *pgn.Game, player string) int {
+	player = strings.TrimSpace(player)
+	if player == "" {
+		return sideBoth
+	}
+	side := sideNone
+	if strings.EqualFold(strings.TrimSpace(g.White), player) {
+		side |= sideWhite
+	}
+	if strings.EqualFold(strings.TrimSpace(g.Black), player) {
+		side |= sideBlack
+	}
+	return side
+}
+
+// counts reports whether move i (0 = the game's first) is played by a side
+// in sides. A game from a FEN with Black to move starts with Black's move.
+func counts(g *pgn.Game, i int, sides int) bool {
+	white := i%2 == 0
+	if blackStarts(g) {
+		white = !white
+	}
+	if white {
+		return sides&sideWhite != 0
+	}
+	return sides&sideBlack != 0
+}
+
+// blackStarts reports whether g starts from a FEN with Black to move.
+func blackStarts(g *pgn.Game) bool {
+	f := strings.Fields(g.FEN)
+	return len(f) > 1 && f[1] == "b"
+}
+
+// addResult adds the player's result (sides is one colour when a player is
+// set; a game against oneself, or no player, is not scored).
+func (s *Set) addResult(g *pgn.Game, sides int) {
+	if s.Player == "" || sides == sideBoth {
+		return
+	}
+	switch {
+	case g.Result == "1/2-1/2":
+		s.Score[1]++
+	case g.Result == "1-0" && sides == sideWhite, g.Result == "0-1" && sides == sideBlack:
+		s.Score[0]++
+	case g.Result == "1-0" || g.Result == "0-1":
+		s.Score[2]++
+	}
+}
+
+// addGame adds think times (of the moves of sides), length and variety.
+func (s *Set) addGame(g *pgn.Game, sides int) {
+	s.Lengths.Add(float64(len(g.Moves)))
+	for _, p := range varietyPlies {
+		if g.FEN != "" {
+			break // sequences from different positions are not comparable
+		}
+		if len(g.Moves) >= p {
+			v := s.Variety[p]
+			v.Games++
+			k := strings.Join(g.Moves[:p], " ")
+			if !v.seen[k] {
+				v.seen[k] = true
+				v.Distinct++
+			}
+		}
+	}
+	rec := games.RecordOf(g)
+	clocks := rec.HasClocks()
+	if (!clocks && !hasSpent(g)) || !g.TimeControl.Known() {
+		return
+	}
+	class := games.ClassOf(g.TimeControl)
+	q := s.Think[class]
+	if q == nil {
+		q = &Quantiles{}
+		s.Think[class] = q
+	}
+	for i := range g.Moves {
+		if !counts(g, i, sides) {
+			continue
+		}
+		// An engine-match program's own record of the think time is exact;
+		// else the time is read from the clocks ([%clk], or fastchess tl=).
+		spent := -1.0
+		switch {
+		case i < len(g.Spent) && g.Spent[i] >= 0:
+			spent = g.Spent[i]
+		case clocks:
+			spent = board.ThinkSpent(rec.ClockAfter(i-2), rec.ClockAfter(i), rec.Inc)
+		}
+		if spent >= 0 {
+			q.Add(spent)
+		}
+	}
+}
+
+// hasSpent reports whether g records a think time for at least one move
+// (cutechess-cli and fastchess comments).
+func hasSpent(g *pgn.Game) bool {
+	for _, t := range g.Spent {
+		if t >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEvals(g *pgn.Game) bool {
+	for _, e := range g.Evals {
+		if !math.IsNaN(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// evalsFromPGN returns White's evaluation in centipawns of every position
+// 0..len(Moves) (position i is before move i); NaN where unknown. The start
+// position gets +20 when the game starts from it.
+func evalsFromPGN(g *pgn.Game) []float64 {
+	ev := make([]float64, len(g.Moves)+1)
+	ev[0] = math.NaN()
+	if g.FEN == "" {
+		ev[0] = 20
+	}
+	for i := range g.Moves {
+		ev[i+1] = math.NaN()
+		if i < len(g.Evals) {
+			ev[i+1] = 100 * g.Evals[i]
+		}
+	}
+	return ev
+}
+
+// addBlunders judges every move of sides whose before and after evaluations
+// are known. evals are White's centipawns per position (len(Moves)+1).
+func (s *Set) addBlunders(g *pgn.Game, sides int, evals []float64, loss float64) {
+	for i := range g.Moves {
+		if !counts(g, i, sides) || i+1 >= len(evals) || math.IsNaN(evals[i]) || math.IsNaN(evals[i+1]) {
+			continue
+		}
+		rating := g.WhiteElo
+		before, after := evals[i], evals[i+1]
+		if counts(g, i, sideBlack) {
+			rating = g.BlackElo
+			before, after = -before, -after
+		}
+		band := -1
+		if rating >= 0 {
+			band = rating / 100 * 100
+		}
+		c := s.Blunders[band]
+		if c == nil {
+			c = &[2]int64{}
+			s.Blunders[band] = c
+		}
+		c[0]++
+		if ExpectedScore(before)-ExpectedScore(after) >= loss {
+			c[1]++
+		}
+	}
+}
+
+// analyser evaluates games with engine processes.
+type analyser struct {
+	ctx   context.Context
+	cfg   *Config
+	jobs  chan analysed // g and side set; evals filled in by run
+	mu    sync.Mutex
+	res   []analysed
+	err   error
+	wg    sync.WaitGroup
+	start sync.Once
+}
+
+type analysed struct {
+	g     *pgn.Game
+	side  int // the sides whose moves are judged
+	evals []float64
+}
+
+func newAnalyser(ctx context.Context, cfg *Config) *analyser {
+	return &analyser{ctx: ctx, cfg: cfg, jobs: make(chan analysed, 16)}
+}
+
+func (a *analyser) submit(g *pgn.Game, side int) {
+	a.start.Do(func() {
+		n := a.cfg.Workers
+		if n <= 0 {
+			n = 2
+		}
+		for range n {
+			a.wg.Add(1)
+			go a.run()
+		}
+	})
+	a.jobs <- analysed{g: g, side: side}
+}
+
+func (a *analyser) run() {
+	defer a.wg.Done()
+	var e *client.Engine
+	defer func() {
+		if e != nil {
+			_ = e.Close() // Close always succeeds
+		}
+	}()
+	for job := range a.jobs {
+		g := job.g
+		if a.failed() {
+			continue // drain
+		}
+		if e == nil || !e.Alive() {
+			var err error
+			if e, err = client.Start(a.ctx, a.cfg.Engine); err != nil {
+				a.fail(err)
+				continue
+			}
+		}
+		ev, err := analyse(a.ctx, e, g, a.cfg.EngineLimits)
+		if err != nil {
+			a.fail(err)
+			continue
+		}
+		a.mu.Lock()
+		job.evals = ev
+		a.res = append(a.res, job)
+		a.mu.Unlock()
+	}
+}
+
+func (a *analyser) failed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err != nil
+}
+
+func (a *analyser) fail(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err == nil {
+		a.err = fmt.Errorf("eval: blunder engine: %w", err)
+	}
+}
+
+func (a *analyser) wait() ([]analysed, error) {
+	close(a.jobs)
+	a.wg.Wait()
+	return a.res, a.err
+}
+
+func (a *analyser) close() {}
+
+// analyse evaluates every position of a game: White's centipawns.
+func analyse(ctx context.Context, e *client.Engine, g *pgn.Game, lim client.Limits) ([]float64, error) {
+	b, err := board.NewGame(g.FEN)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.NewGame(ctx); err != nil {
+		return nil, err
+	}
+	ev := make([]float64, 0, len(g.Moves)+1)
+	var moves []string
+	for i := 0; ; i++ {
+		v := math.NaN()
+		switch b.Status() {
+		case board.Checkmate:
+			v = -100000
+		case board.Ongoing:
+			if err := e.Position(g.FEN, moves); err != nil {
+				return nil, err
+			}
+			res, err := e.Go(ctx, lim, lim.MoveTime+30_000_000_000)
+			if err != nil {
+				return nil, err
+			}
+			if res.Score.Valid {
+				v = float64(res.Score.Value)
+				if res.Score.Mate {
+					v = 100000 * float64(sign(res.Score.Value))
+				}
+			}
+		default:
+			v = 0 // drawn
+		}
+		if !b.WhiteToMove() {
+			v = -v
+		}
+		ev = append(ev, v)
+		if i == len(g.Moves) {
+			return ev, nil
+		}
+		m, err := b.ParseSAN(g.Moves[i])
+		if err != nil {
+			for len(ev) < len(g.Moves)+1 {
+				ev = append(ev, math.NaN())
+			}
+			return ev, nil
+		}
+		if err := b.PlayMove(m); err != nil {
+			return nil, err
+		}
+		moves = append(moves, m.String())
+	}
+}
+
+func sign(x int) int {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
+
+// WriteText prints the sets side by side: the player and the player's
+// W-D-L when a set has a player, think time by time class (median and 90th
+// percentile, seconds, with move counts), blunder rate by mover rating band
+// (with move counts), game length and variety.
+func WriteText(w io.Writer, sets []*Set) error {
+	var b strings.Builder
+	col := func(s string) { fmt.Fprintf(&b, " | %-24s", s) }
+	header := func(title string) {
+		fmt.Fprintf(&b, "\n%-20s", title)
+		for _, s := range sets {
+			col(format.Trunc(s.Name, 24))
+		}
+		b.WriteString("\n")
+	}
+	header("games")
+	fmt.Fprintf(&b, "%-20s", "")
+	for _, s := range sets {
+		col(fmt.Sprint(s.Games))
+	}
+	b.WriteString("\n")
+	players := false
+	for _, s := range sets {
+		players = players || s.Player != ""
+	}
+	if players {
+		fmt.Fprintf(&b, "%-20s", "player")
+		for _, s := range sets {
+			col(format.Trunc(s.Player, 24))
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "%-20s", "player W-D-L")
+		for _, s := range sets {
+			if s.Player == "" {
+				col("-")
+				continue
+			}
+			col(fmt.Sprintf("%d-%d-%d", s.Score[0], s.Score[1], s.Score[2]))
+		}
+		b.WriteString("\n")
+	}
+
+	header("think time (s)")
+	classes := map[games.TimeClass]bool{}
+	for _, s := range sets {
+		for c := range s.Think {
+			classes[c] = true
+		}
+	}
+	var cl []games.TimeClass
+	for c := range classes {
+		cl = append(cl, c)
+	}
+	sort.Slice(cl, func(i, j int) bool { return cl[i] < cl[j] })
+	for _, c := range cl {
+		fmt.Fprintf(&b, "%-20s", c.String()+" med/p90")
+		for _, s := range sets {
+			if q := s.Think[c]; q != nil && q.N() > 0 {
+				col(fmt.Sprintf("%.1f / %.1f (n=%d)", q.Quantile(0.5), q.Quantile(0.9), q.N()))
+			} else {
+				col("-")
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	header("blunder rate %")
+	bands := map[int]bool{}
+	for _, s := range sets {
+		for k := range s.Blunders {
+			bands[k] = true
+		}
+	}
+	var bl []int
+	for k := range bands {
+		bl = append(bl, k)
+	}
+	sort.Ints(bl)
+	for _, k := range bl {
+		label := fmt.Sprint(k)
+		if k < 0 {
+			label = "unknown"
+		}
+		fmt.Fprintf(&b, "%-20s", label)
+		for _, s := range sets {
+			if c := s.Blunders[k]; c != nil && c[0] > 0 {
+				col(fmt.Sprintf("%.2f (n=%d)", 100*float64(c[1])/float64(c[0]), c[0]))
+			} else {
+				col("-")
+			}
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%-20s", "all bands")
+	for _, s := range sets {
+		var n, k int64
+		for _, c := range s.Blunders {
+			n, k = n+c[0], k+c[1]
+		}
+		if n > 0 {
+			col(fmt.Sprintf("%.2f (%d/%d)", 100*float64(k)/float64(n), k, n))
+		} else {
+			col("-")
+		}
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-20s", "judged games")
+	for _, s := range sets {
+		var parts []string
+		for _, k := range []string{"evals", "stockfish"} {
+			if s.BlunderSrc[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", k, s.BlunderSrc[k]))
+			}
+		}
+		col(strings.Join(parts, ", "))
+	}
+	b.WriteString("\n")
+
+	header("game length")
+	for _, row := range []struct {
+		name string
+		f    func(q *Quantiles) float64
+	}{{"mean plies", (*Quantiles).Mean}, {"median plies", func(q *Quantiles) float64 { return q.Quantile(0.5) }}} {
+		fmt.Fprintf(&b, "%-20s", row.name)
+		for _, s := range sets {
+			col(format.Num(row.f(&s.Lengths), 1))
+		}
+		b.WriteString("\n")
+	}
+	header("variety")
+	for _, p := range varietyPlies {
+		fmt.Fprintf(&b, "%-20s", fmt.Sprintf("distinct @%d %%", p))
+		for _, s := range sets {
+			v := s.Variety[p]
+			col(fmt.Sprintf("%s (%d/%d)", format.Pct(v.Fraction()), v.Distinct, v.Games))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
