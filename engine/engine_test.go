@@ -71,25 +71,46 @@ func TestSeedReplaysGame(t *testing.T) {
 	}
 }
 
+// slowHuman is a net whose think-time head is sure the human thinks 9.5 to
+// 19.5 s, longer than any safe share these tests give.
+type slowHuman struct{ *nets.Fake }
+
+func (n slowHuman) Evaluate(ctx context.Context, in []nets.Input) ([]nets.Output, error) {
+	out, err := n.Fake.Evaluate(ctx, in)
+	for i := range out {
+		if out[i].Time != nil {
+			clear(out[i].Time)
+			out[i].Time[board.ThinkBin(10)] = 1
+		}
+	}
+	return out, err
+}
+
 // TestHumanTimingWaits checks that with HumanTiming the bestmove comes
-// after a think time within the safe share of the clock, and that stop
-// cuts it short.
+// after the think time, which for a net sure of a long think is exactly
+// the safe share of the clock (policy.Clock.SafeLimit): not before it
+// (HumanTiming off answers at once) and not long after; and that stop cuts
+// a long think short.
 func TestHumanTimingWaits(t *testing.T) {
 	out := &clienttest.Buffer{}
-	e := fakeEngine()
+	e := New(func(string, int) (nets.Net, error) { return slowHuman{nets.NewFake(1)}, nil })
 	defer e.Close()
 	s := uci.NewServer(e, out)
-	s.Execute("setoption name MoveOverhead value 0")
-	start := time.Now()
-	s.Execute("go wtime 2000 btime 2000") // safe share 2s/20 = 100 ms
-	s.Sync()
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("think time %v beyond the safe share of 100 ms", d)
+	for _, l := range []string{"setoption name MoveOverhead value 0", "isready"} {
+		require.NoError(t, s.Execute(l))
 	}
-	s.Execute("go wtime 3600000 btime 3600000") // up to 3 minutes
+	s.Sync()
+	safe := policy.Clock{Remaining: 4 * time.Second, Overhead: 0}.SafeLimit() // 4s/20 = 200 ms
+	start := time.Now()
+	require.NoError(t, s.Execute("go wtime 4000 btime 4000"))
+	s.Sync()
+	if d := time.Since(start); d < safe || d > safe+time.Second {
+		t.Errorf("bestmove after %v, want the safe share %v (and less than 1 s more)", d, safe)
+	}
+	require.NoError(t, s.Execute("go wtime 3600000 btime 3600000")) // up to 3 minutes
 	time.Sleep(10 * time.Millisecond)
 	start = time.Now()
-	s.Execute("stop")
+	require.NoError(t, s.Execute("stop"))
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("stop took %v", d)
 	}
