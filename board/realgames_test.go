@@ -10,6 +10,8 @@ import (
 	"github.com/notnil/chess"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 const realGamesPath = "../testdata/games/lichess-2022-06-2500.pgn.zst"
@@ -20,7 +22,7 @@ func readSANGames(t testing.TB, path string, max int) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("real games not available: %v", err)
+		testenv.Missing(t, "real games not available: %v", err)
 	}
 	defer f.Close()
 	zr, err := zstd.NewReader(f)

@@ -14,6 +14,8 @@ import (
 	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/nets/transformer"
 	"github.com/humchess/humchess/policy"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // maiaDir returns the folder of the Maia nets: $HUMCHESS_MAIA_DIR, else the
@@ -31,10 +33,10 @@ func ortOrSkip(tb testing.TB) {
 	tb.Helper()
 	loc, err := ort.Resolve("")
 	if err != nil {
-		tb.Skipf("ONNX Runtime not available (run make onnxruntime or set ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
+		testenv.Missing(tb, "ONNX Runtime not available (run make onnxruntime or set ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
 	}
 	if _, err := os.Stat(loc.Path); err != nil && loc.Path != "" {
-		tb.Skipf("ONNX Runtime library %s: %v", loc.Path, err)
+		testenv.Missing(tb, "ONNX Runtime library %s: %v", loc.Path, err)
 	}
 }
 
@@ -43,7 +45,7 @@ func maiaOrSkip(tb testing.TB, name string) string {
 	tb.Helper()
 	p := filepath.Join(maiaDir(), name+".pb.gz")
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("Maia net not available: %v", err)
+		testenv.Missing(tb, "Maia net not available: %v", err)
 	}
 	return p
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // TestREADMEListsOptions keeps the README's options table in step with the
@@ -12,7 +14,7 @@ import (
 func TestREADMEListsOptions(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
-		t.Skipf("no README: %v", err)
+		testenv.Missing(t, "no README: %v", err)
 	}
 	for _, o := range OptionTable() {
 		def := o.Default

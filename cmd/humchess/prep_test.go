@@ -11,6 +11,8 @@ import (
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/train/data/shard"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // maiaTeacher returns the path of maia-1100 (in $HUMCHESS_MAIA_DIR, else
@@ -18,11 +20,11 @@ import (
 func maiaTeacher(t *testing.T) string {
 	t.Helper()
 	if _, err := ort.Resolve(""); err != nil {
-		t.Skipf("ONNX Runtime not available (run make onnxruntime): %v", err)
+		testenv.Missing(t, "ONNX Runtime not available (run make onnxruntime): %v", err)
 	}
 	net := filepath.Join(cmp.Or(os.Getenv("HUMCHESS_MAIA_DIR"), "../../testdata/lc0"), "maia-1100.pb.gz")
 	if _, err := os.Stat(net); err != nil {
-		t.Skipf("Maia net not available: %v", err)
+		testenv.Missing(t, "Maia net not available: %v", err)
 	}
 	return net
 }

@@ -12,13 +12,15 @@ import (
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/onnx"
 	"github.com/humchess/humchess/nets/ort"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // needORT skips the test when the ONNX Runtime library cannot be found.
 func needORT(t testing.TB) {
 	t.Helper()
 	if _, err := ort.Resolve(""); err != nil {
-		t.Skipf("ONNX Runtime not available (%v); run `make onnxruntime`", err)
+		testenv.Missing(t, "ONNX Runtime not available (%v); run `make onnxruntime`", err)
 	}
 }
 

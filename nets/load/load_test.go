@@ -14,6 +14,8 @@ import (
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/nets/transformer"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 const maiaPath = "../../testdata/lc0/maia-1100.pb.gz"
@@ -21,7 +23,7 @@ const maiaPath = "../../testdata/lc0/maia-1100.pb.gz"
 func needORT(t *testing.T) {
 	t.Helper()
 	if _, err := ort.Resolve(""); err != nil {
-		t.Skipf("ONNX Runtime not available (run `make onnxruntime` or set ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
+		testenv.Missing(t, "ONNX Runtime not available (run `make onnxruntime` or set ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
 	}
 }
 
@@ -89,7 +91,7 @@ func evalStart(t *testing.T, n nets.Net) nets.Output {
 func TestOpenMaia(t *testing.T) {
 	needORT(t)
 	if _, err := os.Stat(maiaPath); err != nil {
-		t.Skipf("Maia nets not present: %v", err)
+		testenv.Missing(t, "Maia nets not present: %v", err)
 	}
 	n, err := Open(maiaPath, Options{})
 	require.NoError(t, err)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/ort"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // ortLib returns the ONNX Runtime library path, or skips the test.
@@ -18,10 +20,10 @@ func ortLib(t testing.TB) string {
 	t.Helper()
 	loc, err := ort.Resolve("")
 	if err != nil {
-		t.Skipf("ONNX Runtime not available (run make onnxruntime or set ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
+		testenv.Missing(t, "ONNX Runtime not available (run make onnxruntime or set ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
 	}
 	if _, err := os.Stat(loc.Path); err != nil && loc.Path != "" {
-		t.Skipf("ONNX Runtime library %s: %v", loc.Path, err)
+		testenv.Missing(t, "ONNX Runtime library %s: %v", loc.Path, err)
 	}
 	return loc.Path
 }

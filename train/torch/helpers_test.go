@@ -17,6 +17,8 @@ import (
 	"github.com/humchess/humchess/nets/transformer"
 	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/train/data/shard"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // fixturePGN is the committed test input (testdata/train/make-games.sh).
@@ -188,7 +190,7 @@ func exportAndCompare(t *testing.T, c Config, ckpt string, n int) (transformer.A
 	got := gotchForward(t, m, c, exs)
 	loc, err := ort.Resolve("")
 	if err != nil {
-		t.Skipf("ONNX Runtime not available (make onnxruntime, or ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
+		testenv.Missing(t, "ONNX Runtime not available (make onnxruntime, or ONNXRUNTIME_SHARED_LIBRARY_PATH): %v", err)
 	}
 	model, err := transformer.LoadONNX(onnxPath)
 	if err != nil {

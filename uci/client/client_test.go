@@ -11,6 +11,8 @@ import (
 	"github.com/humchess/humchess/uci/client/clienttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // fakeEngine builds testdata/match/fakeengine once per test binary.
@@ -195,7 +197,7 @@ const stockfish = "/usr/games/stockfish"
 
 func TestStockfish(t *testing.T) {
 	if _, err := os.Stat(stockfish); err != nil {
-		t.Skip("no stockfish at", stockfish)
+		testenv.Missing(t, "no stockfish at %s", stockfish)
 	}
 	ctx := context.Background()
 	e, err := Start(ctx, Config{Path: stockfish, Options: []Option{{"Threads", "1"}, {"Hash", "16"}}})

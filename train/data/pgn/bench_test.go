@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // benchFile is the real file the benchmarks read.
@@ -55,7 +57,7 @@ func BenchmarkReadZstd(b *testing.B) {
 	benchRead(b, func() (io.Reader, func()) {
 		rc, err := Open(path)
 		if err != nil {
-			b.Skip(err)
+			testenv.Missing(b, "%v", err)
 		}
 		return rc, func() { _ = rc.Close() }
 	}, false)
@@ -65,7 +67,7 @@ func BenchmarkReadZstd(b *testing.B) {
 func decompressed(b *testing.B) []byte {
 	rc, err := Open(filepath.Join(realDataDir, benchFile))
 	if err != nil {
-		b.Skip(err)
+		testenv.Missing(b, "%v", err)
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(rc)

@@ -11,6 +11,8 @@ import (
 	"github.com/notnil/chess"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // realDataDir holds the shared real-game files (see its README).
@@ -27,6 +29,9 @@ func realFiles(t testing.TB) []string {
 	files, err := filepath.Glob(filepath.Join(realDataDir, "*.pgn.zst"))
 	require.NoError(t, err)
 	if len(files) == 0 {
+		if testenv.OnCI() {
+			t.Fatalf("no real data in %s under CI=true (CI has ../shared beside the checkout)", realDataDir)
+		}
 		t.Logf("no real data in %s; using %s", realDataDir, vendoredGames)
 		files = []string{vendoredGames}
 	}

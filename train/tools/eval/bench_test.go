@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"github.com/humchess/humchess/nets"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // benchEval runs move matching over the first games of the shared lichess
 // sample and reports positions per second.
 func benchEval(b *testing.B, spec Spec, games int64) {
 	if _, err := os.Stat(realPGN); err != nil {
-		b.Skip("no shared data:", err)
+		testenv.Missing(b, "no lichess sample: %v", err)
 	}
 	var positions int64
 	for b.Loop() {
@@ -32,7 +34,7 @@ func BenchmarkEvalFake(b *testing.B) {
 func BenchmarkEvalMaia(b *testing.B) {
 	p := maiaDir + "/maia-1500.pb.gz"
 	if _, err := os.Stat(p); err != nil {
-		b.Skip("no maia net:", err)
+		b.Skip("no maia net:", err) // ../shared/maia may be empty, on CI too
 	}
 	benchEval(b, NetSpec("maia-1500", p), 20)
 }

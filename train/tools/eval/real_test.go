@@ -9,6 +9,8 @@ import (
 	"github.com/humchess/humchess/nets"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // shared is the project's shared folder: $HUMCHESS_SHARED, else ../shared
@@ -31,7 +33,7 @@ var (
 // for both protocols, and the Maia protocol keeps fewer.
 func TestRealFake(t *testing.T) {
 	if _, err := os.Stat(realPGN); err != nil {
-		t.Skip("no shared data:", err)
+		testenv.Missing(t, "no lichess sample: %v", err)
 	}
 	rep, err := Run(context.Background(), Config{
 		Inputs: []string{realPGN}, MaxGames: 40,
@@ -64,7 +66,7 @@ func TestRealMaia(t *testing.T) {
 		Contestants: specs,
 	})
 	if err != nil && strings.Contains(err.Error(), "onnxruntime") {
-		t.Skip("ONNX Runtime unavailable:", err)
+		testenv.Missing(t, "ONNX Runtime unavailable: %v", err)
 	}
 	require.NoError(t, err)
 	for k := range specs {

@@ -17,6 +17,8 @@ import (
 	"github.com/humchess/humchess/uci/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // moduleRoot is the directory of the go.mod this test belongs to.
@@ -40,15 +42,15 @@ func TestRealEngineVsStockfish(t *testing.T) {
 		t.Skip("short: plays two 1+0 games")
 	}
 	if _, err := os.Stat(stockfish); err != nil {
-		t.Skip("no stockfish at", stockfish)
+		testenv.Missing(t, "no stockfish at %s", stockfish)
 	}
 	if _, err := ort.Resolve(""); err != nil {
-		t.Skipf("ONNX Runtime not available: %v", err)
+		testenv.Missing(t, "ONNX Runtime not available: %v", err)
 	}
 	root := moduleRoot(t)
 	net := filepath.Join(root, "testdata", "lc0", "maia-1100.pb.gz")
 	if _, err := os.Stat(net); err != nil {
-		t.Skipf("Maia net not available: %v", err)
+		testenv.Missing(t, "Maia net not available: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "humchess")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/humchess")

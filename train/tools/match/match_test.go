@@ -17,6 +17,8 @@ import (
 	"github.com/humchess/humchess/uci/client/clienttest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // fakeEngine builds testdata/match/fakeengine once per test binary.
@@ -306,7 +308,7 @@ const stockfish = "/usr/games/stockfish"
 // expected to lose every game; the test checks the match runs end to end.
 func TestStockfish(t *testing.T) {
 	if _, err := os.Stat(stockfish); err != nil {
-		t.Skip("no stockfish at", stockfish)
+		testenv.Missing(t, "no stockfish at %s", stockfish)
 	}
 	if testing.Short() {
 		t.Skip("short")

@@ -11,6 +11,8 @@ import (
 	"github.com/humchess/humchess/uci/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // statsPGN holds three games: two identical 60+0 openings (for variety), a
@@ -118,7 +120,7 @@ func TestStatsBadConfig(t *testing.T) {
 func TestStatsStockfish(t *testing.T) {
 	const sf = "/usr/games/stockfish"
 	if _, err := os.Stat(sf); err != nil {
-		t.Skip("no stockfish")
+		testenv.Missing(t, "no stockfish at %s: %v", sf, err)
 	}
 	path := filepath.Join(t.TempDir(), "s.pgn")
 	require.NoError(t, os.WriteFile(path, []byte(statsPGN), 0o644))
