@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/humchess/humchess/score"
 )
 
 // printer is the one place output goes through: a mutex-guarded writer
@@ -111,13 +113,13 @@ func clamp01(x float64) float64 {
 
 // CentipawnsFromWDL converts win/draw/loss probabilities of the side to
 // move into centipawns with the logistic curve lichess uses for its
-// accuracy figures: expected score E = W + D/2, cp = ln(E/(1-E))/0.00368208,
+// accuracy figures (score.Centipawns of the expected score E = W + D/2),
 // which stays within about +-2500.
 func CentipawnsFromWDL(p [3]float64) int {
 	w, d, _ := wdlPermille(p)
 	e := (float64(w) + float64(d)/2) / 1000
 	e = min(max(e, 1e-4), 1-1e-4)
-	return int(math.Round(math.Log(e/(1-e)) / 0.00368208))
+	return int(math.Round(score.Centipawns(e)))
 }
 
 // infoLines renders a Result's candidates: one "info depth 1 ..." line each

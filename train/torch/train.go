@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
 
+	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets/transformer"
 	"github.com/humchess/humchess/train/data/shard"
 )
@@ -59,11 +61,21 @@ type StepInfo struct {
 	GradNorm float64 // before clipping
 }
 
-// Band is the validation move accuracy of one mover-rating band.
+// Band is the validation move accuracy of one mover-rating band, the
+// bands eval reports by (board.RatingBand).
 type Band struct {
-	Name      string  `json:"name"`
+	Name      string  `json:"name"`   // board.RatingBandName
+	Rating    int     `json:"rating"` // the band's lowest rating; -1 unknown
 	Positions int     `json:"positions"`
 	Top1      float64 `json:"top1"`
+}
+
+// ratingOf is a Context rating as a whole rating, -1 when unknown.
+func ratingOf(r float32) int {
+	if !(r >= 0) {
+		return -1
+	}
+	return int(r)
 }
 
 // Record is one line of metrics.jsonl.
@@ -497,21 +509,6 @@ func (r *runner) trainRecord(a *acc, info StepInfo) {
 	*a = acc{since: time.Now()}
 }
 
-// bandOf names the mover-rating band of a validation position.
-func bandOf(rating float32) (int, string) {
-	names := []string{"<1000", "1000-1399", "1400-1799", "1800-2199", "2200-2599", ">=2600", "unknown"}
-	switch {
-	case !(rating >= 0):
-		return 6, names[6]
-	case rating < 1000:
-		return 0, names[0]
-	case rating >= 2600:
-		return 5, names[5]
-	}
-	k := 1 + int(rating-1000)/400
-	return k, names[k]
-}
-
 // validate runs the fixed validation positions and records the metrics.
 func (r *runner) validate(step int) (*Record, error) {
 	w := r.cfg.weights()
@@ -519,7 +516,7 @@ func (r *runner) validate(step int) (*Record, error) {
 	defer ng.Drop()
 	var heads, hw HeadLosses
 	var rows, top1, top3 int
-	var bandN, bandHit [7]int
+	bands := map[int]*Band{} // by board.RatingBand
 	var lg legalStats
 	for _, hb := range r.val {
 		var s scope
@@ -545,11 +542,16 @@ func (r *runner) validate(step int) (*Record, error) {
 				continue
 			}
 			rows++
-			k, _ := bandOf(hb.rating[i])
-			bandN[k]++
+			k := board.RatingBand(ratingOf(hb.rating[i]))
+			b := bands[k]
+			if b == nil {
+				b = &Band{Rating: k}
+				bands[k] = b
+			}
+			b.Positions++
 			if top[3*i] == int64(t) {
 				top1++
-				bandHit[k]++
+				b.Top1++
 			}
 			if top[3*i] == int64(t) || top[3*i+1] == int64(t) || top[3*i+2] == int64(t) {
 				top3++
@@ -576,12 +578,12 @@ func (r *runner) validate(step int) (*Record, error) {
 	if rows > 0 {
 		rec.Top1, rec.Top3 = float64(top1)/float64(rows), float64(top3)/float64(rows)
 	}
-	for k := range bandN {
-		if bandN[k] > 0 {
-			_, name := bandOf([]float32{500, 1000, 1400, 1800, 2200, 2600, -1}[k])
-			rec.Bands = append(rec.Bands, Band{Name: name, Positions: bandN[k], Top1: float64(bandHit[k]) / float64(bandN[k])})
-		}
+	for _, b := range bands {
+		b.Name = board.RatingBandName(b.Rating)
+		b.Top1 /= float64(b.Positions)
+		rec.Bands = append(rec.Bands, *b)
 	}
+	slices.SortFunc(rec.Bands, func(a, b Band) int { return a.Rating - b.Rating })
 	r.logf("val  %6d  loss %.4f  move %.4f  top1 %.3f  top3 %.3f  (uniform %.3f, %d positions)%s",
 		step, rec.Loss, rec.Heads["move"], rec.Top1, rec.Top3, r.uniform, rows, legal)
 	r.write(*rec)

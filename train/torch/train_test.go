@@ -149,6 +149,17 @@ func TestTrainTiny(t *testing.T) {
 		t.Errorf("validation move top-1 %.4f does not beat the uniform-over-legal baseline %.4f", v.Top1, v.Uniform)
 	}
 	t.Logf("loss %.4f -> %.4f; validation top1 %.4f top3 %.4f, uniform %.4f, bands %+v", first, last, v.Top1, v.Top3, v.Uniform, v.Bands)
+	// The bands are board's rating bands, in order, and add up to the whole.
+	n, hits := 0, 0.0
+	for i, b := range v.Bands {
+		if b.Rating != board.RatingBand(b.Rating) || b.Name != board.RatingBandName(b.Rating) || (i > 0 && b.Rating <= v.Bands[i-1].Rating) {
+			t.Errorf("band %d %+v: not a board.RatingBand in order after %+v", i, b, v.Bands[max(i-1, 0)])
+		}
+		n, hits = n+b.Positions, hits+b.Top1*float64(b.Positions)
+	}
+	if n != v.Positions || math.Abs(hits/float64(n)-v.Top1) > 1e-9 {
+		t.Errorf("bands hold %d positions at top-1 %.6f, the whole %d at %.6f", n, hits/float64(n), v.Positions, v.Top1)
+	}
 	for _, name := range []string{LastName, BestName, ConfigName, MetricsName, CurvesName} {
 		if st, err := os.Stat(filepath.Join(c.Out, name)); err != nil || st.Size() == 0 {
 			t.Errorf("run directory: %s missing or empty (%v)", name, err)

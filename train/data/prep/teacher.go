@@ -56,9 +56,6 @@ type bandNet struct {
 	rating int // the band's lowest rating (maia-1500: 1500..1599); 0 for a single net
 }
 
-// bandWidth is the width of a teacher rating band (maia-X covers X..X+99).
-const bandWidth = 100
-
 // pick returns the band a position whose mover is rated rating goes to; u
 // is uniform in [0, 1).
 func (t *teacher) pick(rating float32, u float64) int {
@@ -69,7 +66,7 @@ func (t *teacher) pick(rating float32, u float64) int {
 		}
 		return 0
 	}
-	centre := func(k int) float64 { return float64(t.bands[k].rating) + bandWidth/2 }
+	centre := func(k int) float64 { return float64(t.bands[k].rating) + board.RatingBandWidth/2 }
 	r := float64(rating)
 	if r <= centre(0) {
 		return 0

@@ -135,11 +135,10 @@ func score(o nets.Output, human board.Move) Prediction {
 	return pr
 }
 
-// MaiaBand returns the Maia net's rating for a mover rating: the 100-point
-// band, clamped to 1100..1900.
+// MaiaBand returns the Maia net's rating for a mover rating: its band
+// (board.RatingBand), clamped to 1100..1900.
 func MaiaBand(rating int) int {
-	b := rating / 100 * 100
-	return min(max(b, 1100), 1900)
+	return min(max(board.RatingBand(rating), 1100), 1900)
 }
 
 // MaiaAutoSpec is "maia-auto": each position goes to the Maia net of the
@@ -147,7 +146,7 @@ func MaiaBand(rating int) int {
 // Positions with an unknown rating use maia-1500.
 func MaiaAutoSpec(name, dir string) (Spec, error) {
 	paths := map[int]string{}
-	for b := 1100; b <= 1900; b += 100 {
+	for b := 1100; b <= 1900; b += board.RatingBandWidth {
 		p := filepath.Join(dir, fmt.Sprintf("maia-%d.pb.gz", b))
 		if _, err := os.Stat(p); err != nil {
 			return Spec{}, fmt.Errorf("%w: maia-auto needs %s: %v", ErrSpec, p, err)

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/humchess/humchess/train/plot"
+
+	"github.com/humchess/humchess/board"
 )
 
 // Protocols, in report order.
@@ -198,11 +200,10 @@ const unknownOrder = math.MaxInt32
 func bucketsOf(p *Position, oppBand int) []Bucket {
 	out := make([]Bucket, 0, len(Dimensions))
 	out = append(out, Bucket{Dim: "all", Label: "all"})
-	if p.MoverRating >= 0 {
-		b := p.MoverRating / 100 * 100
-		out = append(out, Bucket{Dim: "rating", Order: b, Label: strconv.Itoa(b)})
+	if b := board.RatingBand(p.MoverRating); b >= 0 {
+		out = append(out, Bucket{Dim: "rating", Order: b, Label: board.RatingBandName(b)})
 	} else {
-		out = append(out, Bucket{Dim: "rating", Order: unknownOrder, Label: "unknown"})
+		out = append(out, Bucket{Dim: "rating", Order: unknownOrder, Label: board.RatingBandName(b)})
 	}
 	if p.MoverRating >= 0 && p.OppRating >= 0 {
 		d := p.OppRating - p.MoverRating

@@ -15,6 +15,8 @@ import (
 	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/uci/client"
+
+	"github.com/humchess/humchess/score"
 )
 
 // Blunder sources (Config.Blunders).
@@ -48,11 +50,6 @@ type Config struct {
 	Player string
 }
 
-// ExpectedScore is the expected score of a side with an evaluation of cp
-// centipawns (its own view), the logistic model lichess uses for its
-// accuracy: 1 / (1 + exp(-0.00368208 cp)).
-func ExpectedScore(cp float64) float64 { return 1 / (1 + math.Exp(-0.00368208*cp)) }
-
 // Set are the statistics of one set of games.
 type Set struct {
 	Name   string
@@ -62,7 +59,7 @@ type Set struct {
 	// games with another result tag are not counted).
 	Score      [3]int64
 	Think      map[games.TimeClass]*Quantiles // seconds per move, by time class
-	Blunders   map[int]*[2]int64              // mover rating band -> {moves judged, blunders}
+	Blunders   map[int]*[2]int64              // mover rating band (board.RatingBand) -> {moves judged, blunders}
 	BlunderSrc map[string]int64               // games judged by source ("evals", "stockfish")
 	Lengths    Quantiles                      // plies per game
 	Variety    map[int]*Variety               // by ply (10, 20)
@@ -361,17 +358,14 @@ func (s *Set) addBlunders(g *pgn.Game, sides int, evals []float64, loss float64)
 			rating = g.BlackElo
 			before, after = -before, -after
 		}
-		band := -1
-		if rating >= 0 {
-			band = rating / 100 * 100
-		}
+		band := board.RatingBand(rating)
 		c := s.Blunders[band]
 		if c == nil {
 			c = &[2]int64{}
 			s.Blunders[band] = c
 		}
 		c[0]++
-		if ExpectedScore(before)-ExpectedScore(after) >= loss {
+		if score.Expected(before)-score.Expected(after) >= loss {
 			c[1]++
 		}
 	}
@@ -606,11 +600,7 @@ func WriteText(w io.Writer, sets []*Set) error {
 	}
 	sort.Ints(bl)
 	for _, k := range bl {
-		label := fmt.Sprint(k)
-		if k < 0 {
-			label = "unknown"
-		}
-		fmt.Fprintf(&b, "%-20s", label)
+		fmt.Fprintf(&b, "%-20s", board.RatingBandName(k))
 		for _, s := range sets {
 			if c := s.Blunders[k]; c != nil && c[0] > 0 {
 				col(fmt.Sprintf("%.2f (n=%d)", 100*float64(c[1])/float64(c[0]), c[0]))

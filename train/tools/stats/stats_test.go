@@ -2,7 +2,6 @@ package stats
 
 import (
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,13 +96,6 @@ func TestStatsSynthetic(t *testing.T) {
 	assert.Contains(t, out.String(), "bullet med/p90")
 	assert.Contains(t, out.String(), "1.0 / 8.7 (n=24)")
 	assert.Contains(t, out.String(), "distinct @10 %")
-}
-
-func TestExpectedScore(t *testing.T) {
-	assert.Equal(t, 0.5, ExpectedScore(0))
-	assert.InDelta(t, 1-ExpectedScore(300), ExpectedScore(-300), 1e-12)
-	assert.InDelta(t, 0.75, ExpectedScore(298.4), 0.001)
-	assert.Less(t, math.Abs(ExpectedScore(100000)-1), 1e-9)
 }
 
 func TestStatsBadConfig(t *testing.T) {
