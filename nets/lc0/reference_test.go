@@ -19,7 +19,8 @@ import (
 )
 
 // refLine is one line of testdata/lc0/reference.jsonl: what Lc0 itself
-// printed for a Maia net on one position (see /work/shared/maia/README.md).
+// printed for a Maia net on one position (see maia/README.md in the shared
+// folder beside the checkout).
 type refLine struct {
 	FEN        string             `json:"fen"`
 	Moves      []string           `json:"moves_uci_from_startpos"`

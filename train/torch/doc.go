@@ -28,6 +28,10 @@
 //
 // libtorch's grad mode is per OS thread, so Run locks its goroutine to its
 // thread. On CPU, set OMP_NUM_THREADS to the core count (or Config.Threads) and
-// preload jemalloc (see the README); everything is float32. bf16 autocast on
-// GPU is not implemented: gotch v0.9.1 has no Go binding for it.
+// preload jemalloc (see the README). Config.Precision "bf16" runs the training
+// forward pass under libtorch's autocast to bfloat16 (amp.go, through the
+// binding scripts/patch-gotch.sh adds to gotch, which has none), on CPU or
+// CUDA; "auto", the default, is bf16 on CUDA and float32 on CPU. Weights,
+// gradients and AdamW state stay float32 either way, and validation and
+// export run in float32.
 package torch
