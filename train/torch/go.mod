@@ -20,4 +20,7 @@ require (
 
 replace github.com/humchess/humchess => ../..
 
+// build/gotch is gotch v0.9.1 patched for the local libtorch; `make gotch`
+// (scripts/patch-gotch.sh) makes it. Until then go build, go test and editors
+// fail here with "replacement directory ../../build/gotch does not exist".
 replace github.com/sugarme/gotch => ../../build/gotch
