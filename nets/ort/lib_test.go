@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/humchess/humchess/internal/testenv"
 )
 
 // touch creates an empty file (and its directories).
@@ -108,7 +110,7 @@ const void* OrtGetApiBase(void) { return &base; }
 func TestWrongVersion(t *testing.T) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
-		t.Skip("gcc not found: cannot build the fake old ONNX Runtime")
+		testenv.Missing(t, "gcc not found: cannot build the fake old ONNX Runtime")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "fake.c")
@@ -234,7 +236,7 @@ func TestEmbeddedLeavesNothing(t *testing.T) {
 	}
 	loc, err := Resolve("")
 	if err != nil || loc.Source == FromEmbedded {
-		t.Skipf("no ONNX Runtime library on disk to embed (run `make onnxruntime`): %v", err)
+		testenv.Missing(t, "no ONNX Runtime library on disk to embed (run `make onnxruntime`): %v", err)
 	}
 	lib, err := os.ReadFile(loc.Path)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/humchess/humchess/internal/testenv"
 	"github.com/humchess/humchess/nets/onnx"
 )
 
@@ -17,7 +18,7 @@ func requireORT(t testing.TB) {
 	t.Helper()
 	if err := Init(""); err != nil {
 		if errors.Is(err, ErrNoLibrary) || errors.Is(err, ErrWrongVersion) {
-			t.Skipf("ONNX Runtime not available (run `make onnxruntime` or set %s): %v", EnvLibraryPath, err)
+			testenv.Missing(t, "ONNX Runtime not available (run `make onnxruntime` or set %s): %v", EnvLibraryPath, err)
 		}
 		t.Fatalf("Init: %v", err)
 	}
