@@ -10,12 +10,20 @@
 //     executable, then $XDG_DATA_HOME/humchess/libonnxruntime.so.1
 //     (~/.local/share/humchess when XDG_DATA_HOME is unset);
 //  4. a copy embedded in the binary with the build tag ortembed (make
-//     build-embed), loaded from an anonymous in-memory file (memfd, as
-//     /proc/self/fd/N) that the kernel frees with the process, however it
-//     ends; where a memfd cannot load (a kernel or policy that forbids
-//     executable memfds, no /proc), from one copy in $XDG_CACHE_HOME/humchess
-//     (~/.cache/humchess) named by the library's sha256, written atomically
-//     and reused by every later start.
+//     build-embed, make release), loaded on Linux from an anonymous
+//     in-memory file (memfd, as /proc/self/fd/N) that the kernel frees with
+//     the process, however it ends; where a memfd cannot load (a kernel or
+//     policy that forbids executable memfds, no /proc) and on Windows, which
+//     cannot load a DLL from memory, from one copy in the user's cache folder
+//     ($XDG_CACHE_HOME/humchess, ~/.cache/humchess; %LocalAppData%\humchess)
+//     named by the library's sha256, written atomically and reused by every
+//     later start.
+//
+// The library's file name is libonnxruntime.so.1 (onnxruntime.dll on
+// Windows, libonnxruntime.dylib on macOS). A build without cgo
+// (CGO_ENABLED=0) cannot load a shared library: there every entry point
+// returns ErrNoLibrary, which the nets take as the signal to run their
+// pure-Go forward pass.
 //
 // An explicit path or environment variable that names a missing file is an
 // error, not a reason to fall through: the user asked for that file. Every

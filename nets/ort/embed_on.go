@@ -1,4 +1,4 @@
-//go:build ortembed
+//go:build ortembed && cgo && linux
 
 package ort
 

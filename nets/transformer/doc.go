@@ -30,7 +30,10 @@
 //     board.ContractVersion is refused with nets.ErrContractMismatch naming
 //     both versions), encode inputs with board.Encode and the net's own
 //     Contract.Fill, run ONNX Runtime and gather each legal move's logit with
-//     board.MoveToIndex.
+//     board.MoveToIndex. Where ONNX Runtime is unavailable (no library, a
+//     build without cgo) or with BackendGo, Net runs Model.Forward on the
+//     weights read back from the ONNX initializers (WeightsFromONNX, checked
+//     against the model's sha256).
 //
 // The golden files testdata/transformer/micro.safetensors and
 // micro_golden.json (inputs and Model.Forward outputs) pin the format and the

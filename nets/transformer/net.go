@@ -3,6 +3,7 @@ package transformer
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -13,19 +14,24 @@ import (
 	"github.com/humchess/humchess/nets/ort"
 )
 
-// Options configure Open.
+// Options configure Open. The zero value runs ONNX Runtime (found as
+// nets/ort resolves it) with one thread and falls back to pure Go.
 type Options struct {
+	Backend     Backend
 	LibraryPath string // ONNX Runtime shared library; "" = ort.Resolve's search order
 	Threads     int    // ONNX Runtime intra-op threads; 0 means 1
 	MaxBatch    int    // positions per ONNX Runtime run; 0 means 256. Evaluate checks ctx between runs
 	Name        string // Info.Name; "" means "humchess-nn-<first 12 hex digits of the sha256>"
 }
 
-// Net is a HumChess transformer running on ONNX Runtime; it implements
-// nets.Net.
+// Net is a HumChess transformer running on ONNX Runtime or, without it, on
+// the pure-Go forward pass; it implements nets.Net.
 type Net struct {
 	mu       sync.Mutex
-	sess     *ort.Session
+	sess     *ort.Session // nil with the pure-Go backend
+	model    *Model       // nil with ONNX Runtime
+	backend  Backend
+	closed   bool
 	arch     Arch
 	contract board.Contract
 	info     nets.Info
@@ -126,7 +132,10 @@ func ReadArch(model []byte) (Arch, string, error) {
 }
 
 // Open checks the model's metadata (ReadArch) and starts an ONNX Runtime
-// session for it.
+// session for it; with BackendGo, or with BackendAuto where ONNX Runtime is
+// unavailable (no library, the wrong version, a build without cgo), it runs
+// the pure-Go forward pass on the weights read back from the model
+// (WeightsFromONNX).
 func Open(model []byte, opts Options) (*Net, error) {
 	a, sum, err := ReadArch(model)
 	if err != nil {
@@ -135,20 +144,11 @@ func Open(model []byte, opts Options) (*Net, error) {
 	if opts.Threads < 0 || opts.MaxBatch < 0 {
 		return nil, fmt.Errorf("transformer: negative option (threads %d, max batch %d)", opts.Threads, opts.MaxBatch)
 	}
-	sess, err := ort.NewSession(model, ort.SessionOptions{
-		LibraryPath:    opts.LibraryPath,
-		IntraOpThreads: opts.Threads,
-		Outputs:        []string{OutputMove, OutputWDL, OutputTime},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("transformer: %w", err)
-	}
 	name := opts.Name
 	if name == "" {
 		name = "humchess-nn-" + sum[:12]
 	}
 	n := &Net{
-		sess:     sess,
 		arch:     a,
 		contract: a.Contract(),
 		maxBatch: opts.MaxBatch,
@@ -167,11 +167,40 @@ func Open(model []byte, opts Options) (*Net, error) {
 		n.maxBatch = 256
 	}
 	if err := n.info.Validate(); err != nil {
-		sess.Close()
 		return nil, err
 	}
+	switch opts.Backend {
+	case BackendAuto, BackendORT, BackendGo:
+	default:
+		return nil, fmt.Errorf("%w: unknown backend %q", ErrInput, opts.Backend)
+	}
+	if opts.Backend != BackendGo {
+		sess, err := ort.NewSession(model, ort.SessionOptions{
+			LibraryPath:    opts.LibraryPath,
+			IntraOpThreads: opts.Threads,
+			Outputs:        []string{OutputMove, OutputWDL, OutputTime},
+		})
+		if err == nil {
+			n.sess, n.backend = sess, BackendORT
+			return n, nil
+		}
+		if opts.Backend == BackendORT || !(errors.Is(err, ort.ErrNoLibrary) || errors.Is(err, ort.ErrWrongVersion)) {
+			return nil, fmt.Errorf("transformer: %w", err)
+		}
+	}
+	w, err := WeightsFromONNX(a, sum, model)
+	if err != nil {
+		return nil, err
+	}
+	if n.model, err = NewModel(a, w); err != nil {
+		return nil, err
+	}
+	n.backend = BackendGo
 	return n, nil
 }
+
+// Backend reports the backend in use: BackendORT or BackendGo.
+func (n *Net) Backend() Backend { return n.backend }
 
 // Arch returns the net's architecture.
 func (n *Net) Arch() Arch { return n.arch }
@@ -188,6 +217,11 @@ func (n *Net) Info() nets.Info {
 func (n *Net) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.closed {
+		return nil
+	}
+	n.closed = true
+	n.model = nil
 	if n.sess == nil {
 		return nil
 	}
@@ -233,7 +267,7 @@ func (n *Net) Run(b Batch) (Result, error) {
 }
 
 func (n *Net) run(b Batch) (Result, error) {
-	if n.sess == nil {
+	if n.closed {
 		return Result{}, nets.ErrClosed
 	}
 	if err := n.arch.checkBatch(b); err != nil {
@@ -241,6 +275,9 @@ func (n *Net) run(b Batch) (Result, error) {
 	}
 	if b.N == 0 {
 		return Result{}, nil
+	}
+	if n.model != nil {
+		return n.model.Forward(b)
 	}
 	N := int64(b.N)
 	outs, err := n.sess.Run(
