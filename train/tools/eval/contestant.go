@@ -35,6 +35,11 @@ var OpenNet = func(path string, threads int) (nets.Net, error) {
 type Prediction struct {
 	Top1, Top3 bool    // the human move is the contestant's first choice / among its first three
 	LogP       float64 // log-probability of the human move (nats); NaN when the contestant gives none
+	// WDLLoss is the value head's cross-entropy against the game's result
+	// and TimeLoss the think-time head's against the think-time class of
+	// the move (board.ThinkBin), nats; NaN when the head or the fact is
+	// missing.
+	WDLLoss, TimeLoss float64
 }
 
 // Contestant predicts human moves. One instance serves one goroutine.
@@ -95,15 +100,34 @@ func (c *netContestant) Predict(ctx context.Context, ps []*Position, out []Predi
 	}
 	for i, p := range ps {
 		out[i] = score(res[i], p.Move)
+		out[i].WDLLoss, out[i].TimeLoss = headLosses(res[i], p)
 	}
 	return nil
 }
 
 func (c *netContestant) Close() error { return c.net.Close() }
 
+// headLosses scores the value and think-time heads of o against what
+// happened after position p: the cross-entropy of the game's result and of
+// the move's think-time class, nats (NaN when a head or the fact is missing).
+func headLosses(o nets.Output, p *Position) (wdl, think float64) {
+	wdl, think = math.NaN(), math.NaN()
+	if len(o.WDL) == 3 && p.HasResult {
+		wdl = -math.Log(max(float64(o.WDL[1-p.Result]), probFloor))
+	}
+	if k := board.ThinkBin(p.Seconds); k >= 0 && len(o.Time) == board.NumThinkBins {
+		think = -math.Log(max(float64(o.Time[k]), probFloor))
+	}
+	return wdl, think
+}
+
+// probFloor bounds a head's cross-entropy when it gives an outcome
+// probability 0.
+const probFloor = 1e-7
+
 // score compares a net's output with the human move.
 func score(o nets.Output, human board.Move) Prediction {
-	pr := Prediction{LogP: math.NaN()}
+	pr := Prediction{LogP: math.NaN(), WDLLoss: math.NaN(), TimeLoss: math.NaN()}
 	h := -1
 	for i, m := range o.Moves {
 		if m == human {
@@ -202,6 +226,7 @@ func (m *maiaAuto) Predict(ctx context.Context, ps []*Position, out []Prediction
 		}
 		for k, i := range idx {
 			out[i] = score(res[k], ps[i].Move)
+			out[i].WDLLoss, out[i].TimeLoss = headLosses(res[k], ps[i])
 		}
 	}
 	return nil

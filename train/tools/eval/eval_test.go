@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/train/tools/match"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -284,4 +285,48 @@ func TestClockBucket(t *testing.T) {
 	for c, want := range map[float64]string{-1: "unknown", 0: "<10s", 9.9: "<10s", 10: "10-30s", 29: "10-30s", 30: "30-60s", 100: "1-3min", 300: "3-10min", 900: "10min+"} {
 		assert.Equal(t, want, clockBucket(c).Label, "clock %v", c)
 	}
+}
+
+// TestHeadLosses scores the value head against the game's result and the
+// think-time head against the think-time class of the move, from the
+// positions a PGN with clocks gives.
+func TestHeadLosses(t *testing.T) {
+	g, _ := synthGame(t, nil, 3, 24, 1500, 1500)
+	ps, ok := Positions(readPGN(t, strings.Replace(g, "1/2-1/2", "0-1", -1)))
+	require.True(t, ok)
+	require.Len(t, ps, 24)
+	// White (to move at even plies) lost; Black won.
+	assert.Equal(t, []int{-1, 1}, []int{ps[4].Result, ps[5].Result})
+	assert.True(t, ps[4].HasResult)
+	// Clocks stay at 3:20 except White's after ply 18 (0:20): 180 s spent there.
+	assert.InDelta(t, 0, ps[4].Seconds, 1e-9)
+	assert.InDelta(t, 180, ps[18].Seconds, 1e-9)
+
+	wdl := []float32{0.5, 0.3, 0.2}
+	tm := []float32{0.4, 0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.05}
+	o := nets.Output{WDL: wdl, Time: tm}
+	w, th := headLosses(o, &ps[4])
+	assert.InDelta(t, -math.Log(0.2), w, 1e-6, "the mover lost: P(loss) scores")
+	assert.InDelta(t, -math.Log(0.4), th, 1e-6, "0 s is class 0")
+	w, th = headLosses(o, &ps[18])
+	assert.InDelta(t, -math.Log(0.2), w, 1e-6)
+	assert.InDelta(t, -math.Log(0.05), th, 1e-6, "180 s is the last class")
+	w, _ = headLosses(o, &ps[5])
+	assert.InDelta(t, -math.Log(0.5), w, 1e-6, "the mover won: P(win) scores")
+
+	// A net without the heads, an unknown result or time: NaN, not counted.
+	w, th = headLosses(nets.Output{}, &ps[4])
+	assert.True(t, math.IsNaN(w) && math.IsNaN(th))
+	p := ps[4]
+	p.HasResult, p.Seconds = false, -1
+	w, th = headLosses(o, &p)
+	assert.True(t, math.IsNaN(w) && math.IsNaN(th))
+}
+
+// readPGN parses the first game of a PGN text.
+func readPGN(t *testing.T, text string) *pgn.Game {
+	t.Helper()
+	g, err := pgn.NewReader(strings.NewReader(text)).Next()
+	require.NoError(t, err)
+	return g
 }

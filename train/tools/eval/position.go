@@ -27,6 +27,13 @@ type Position struct {
 	MoverClock  float64 // seconds before the move, -1 if unknown
 	Material    int     // both sides' material, P=1 N=B=3 R=5 Q=9 (78 at the start)
 	Maia        bool    // kept by the Maia protocol
+	// Result is the game's result from the mover's side (+1/0/-1) and
+	// HasResult whether it is known; Seconds is the time the mover spent
+	// on the move (board.ThinkSpent), negative when unknown. They score the
+	// value and think-time heads against what happened.
+	Result    int
+	HasResult bool
+	Seconds   float64
 }
 
 // material counts both sides' material.
@@ -71,6 +78,8 @@ func Positions(g *pgn.Game) (ps []Position, ok bool) {
 			MoverRating: int(ctx.MoverRating), OppRating: int(ctx.OppRating),
 		}
 		p.Maia = i >= MaiaSkipPlies && (mc < 0 || mc >= MaiaMinClock)
+		p.Result, p.HasResult = board.MoverResult(g.Result, b.WhiteToMove())
+		p.Seconds = board.ThinkSpent(mc, rec.ClockAfter(i), max(rec.Inc, 0))
 		ps = append(ps, p)
 		if err := b.PlayMove(m); err != nil {
 			return ps, false

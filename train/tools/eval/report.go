@@ -43,7 +43,19 @@ type Cell struct {
 	Top3 int64   // human move among the first three
 	LogP float64 // sum of log-probabilities of the human move
 	LogN int64   // positions with a log-probability
+	// Sums of the value and think-time heads' cross-entropies, and the
+	// positions that have them (Prediction.WDLLoss, TimeLoss).
+	WDL, Time   float64
+	WDLN, TimeN int64
 }
+
+// WDLLoss is the value head's mean cross-entropy against the game results,
+// nats (NaN when the contestant has no value head).
+func (c Cell) WDLLoss() float64 { return format.Ratio(c.WDL, c.WDLN) }
+
+// TimeLoss is the think-time head's mean cross-entropy against the moves'
+// think-time classes, nats (NaN when the contestant has no such head).
+func (c Cell) TimeLoss() float64 { return format.Ratio(c.Time, c.TimeN) }
 
 // Top1Rate is Top1/N (NaN when empty).
 func (c Cell) Top1Rate() float64 { return format.Ratio(float64(c.Top1), c.N) }
@@ -156,6 +168,14 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 					c.LogP += pr.LogP
 					c.LogN++
 				}
+				if !math.IsNaN(pr.WDLLoss) {
+					c.WDL += pr.WDLLoss
+					c.WDLN++
+				}
+				if !math.IsNaN(pr.TimeLoss) {
+					c.Time += pr.TimeLoss
+					c.TimeN++
+				}
 			}
 			if len(preds) > 1 {
 				d := b2f(preds[r.Compare[0]][i].Top1) - b2f(preds[r.Compare[1]][i].Top1)
@@ -186,6 +206,10 @@ func (r *Report) merge(o *Report) {
 				x.Top3 += c.Top3
 				x.LogP += c.LogP
 				x.LogN += c.LogN
+				x.WDL += c.WDL
+				x.WDLN += c.WDLN
+				x.Time += c.Time
+				x.TimeN += c.TimeN
 			}
 			row.Diff.N += orow.Diff.N
 			row.Diff.Sum += orow.Diff.Sum
@@ -253,6 +277,26 @@ func clockBucket(c float64) Bucket {
 	return Bucket{Dim: "clock", Order: k, Label: labels[k]}
 }
 
+// writeHeads writes, for the contestants that have them, the value and
+// think-time heads' cross-entropies over all positions of a protocol.
+func (r *Report) writeHeads(b *strings.Builder, proto int) {
+	row := r.Rows[proto][Bucket{Dim: "all", Label: "all"}]
+	if row == nil {
+		return
+	}
+	head := false
+	for k, c := range row.Cells {
+		if c.WDLN == 0 && c.TimeN == 0 {
+			continue
+		}
+		if !head {
+			fmt.Fprintf(b, "\n[%s positions] heads: cross-entropy of the game's result (value head) and of the move's think-time class (think-time head), nats (positions)\n", ProtocolNames[proto])
+			head = true
+		}
+		fmt.Fprintf(b, "  %-20s value %s (%d)  think time %s (%d)\n", format.Trunc(r.Names[k], 20), format.Num(c.WDLLoss(), 4), c.WDLN, format.Num(c.TimeLoss(), 4), c.TimeN)
+	}
+}
+
 // Buckets returns a protocol's buckets of one dimension in order.
 func (r *Report) Buckets(protocol int, dim string) []Bucket {
 	var out []Bucket
@@ -293,6 +337,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
 	hasDiff := len(r.Names) > 1
 	for proto := range 2 {
+		r.writeHeads(&b, proto)
 		for _, dim := range dims {
 			buckets := r.Buckets(proto, dim)
 			if len(buckets) == 0 {
@@ -359,7 +404,7 @@ func sortedKeys(m map[string]int64) []string {
 // the mean difference, top3 and cross_entropy the 95% interval's ends).
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy"}); err != nil {
+	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss"}); err != nil {
 		return err
 	}
 	f := func(x float64) string {
@@ -377,14 +422,14 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					if !r.Probs[k] {
 						top3, ce = math.NaN(), math.NaN()
 					}
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce)}); err != nil {
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce), f(c.WDLLoss()), f(c.TimeLoss())}); err != nil {
 						return err
 					}
 				}
 				if len(r.Names) > 1 {
 					m, h := row.Diff.Mean()
 					name := r.Names[r.Compare[0]] + " - " + r.Names[r.Compare[1]]
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(row.Diff.N, 10), f(m), f(m - h), f(m + h)}); err != nil {
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(row.Diff.N, 10), f(m), f(m - h), f(m + h), "", ""}); err != nil {
 						return err
 					}
 				}
