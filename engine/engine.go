@@ -301,11 +301,11 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 	}
 
 	if o.HumanTiming && humanClock {
-		top := 0.0
+		shape := policy.Shape{Prob: ch.Prob, Recapture: policy.Recapture(g, ch.Move)}
 		if len(ch.Lines) > 0 {
-			top = ch.Lines[0].Prob
+			shape.Top = ch.Lines[0].Prob
 		}
-		res.Think = policy.ThinkTime(ch.Root.Time, net.Info().ThinkBinEdges, clock, top, rng)
+		res.Think = policy.ThinkTime(ch.Root.Time, net.Info().ThinkBinEdges, clock, shape, rng)
 	}
 
 	res.Notes = append(res.Notes,

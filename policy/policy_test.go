@@ -311,19 +311,20 @@ func TestThinkTimeNeverExceedsSafeShare(t *testing.T) {
 		limit := c.SafeLimit()
 		for range 2000 {
 			for _, probs := range [][]float32{heavyTail, nil} {
-				d := ThinkTime(probs, edges, c, 0.2, rng)
+				d := ThinkTime(probs, edges, c, Shape{Top: 0.2}, rng)
 				if d < 0 || d > limit {
 					t.Fatalf("ThinkTime(%v, clock %+v) = %v, outside 0..%v", probs, c, d, limit)
 				}
 			}
 		}
 	}
-	if got := (Clock{Remaining: 60 * time.Second, Inc: 2 * time.Second, Overhead: 100 * time.Millisecond}).SafeLimit(); got != 4500*time.Millisecond {
-		t.Errorf("SafeLimit(60s+2s, 100ms overhead) = %v, want 4.5s", got)
+	// 0.2 * (60 s - Reserve) + 0.8 * 2 s - 100 ms.
+	if got := (Clock{Remaining: 60 * time.Second, Inc: 2 * time.Second, Overhead: 100 * time.Millisecond}).SafeLimit(); got != 13100*time.Millisecond {
+		t.Errorf("SafeLimit(60s+2s, 100ms overhead) = %v, want 13.1s", got)
 	}
 	// With an unknown clock the time head's bins are respected.
 	for range 1000 {
-		d := ThinkTime([]float32{0, 0, 0, 1, 0, 0, 0, 0}, edges, Clock{Remaining: -1, Inc: -1}, 0.5, rng)
+		d := ThinkTime([]float32{0, 0, 0, 1, 0, 0, 0, 0}, edges, Clock{Remaining: -1, Inc: -1}, Shape{Top: 0.5}, rng)
 		if d < 2500*time.Millisecond || d > 4500*time.Millisecond {
 			t.Fatalf("bin 3 drew %v, want 2.5s..4.5s", d)
 		}

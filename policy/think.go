@@ -16,87 +16,159 @@ type Clock struct {
 
 // MaxThink caps every think time, whatever the clock says (a GUI may send
 // 10^9 ms, or an int64's largest value, for a game without a real clock).
-// It is above the think-time head's longest bin (59.5 s to 119 s) and above
-// Remaining/20 for a 90-minute clock.
+// It is above the think-time head's longest bin (59.5 s to 119 s).
 const MaxThink = 5 * time.Minute
 
-// SafeLimit returns the longest a move may take: Remaining/20 (or
-// Remaining/(MovesToGo+2) when that is smaller) plus 0.8*Inc, minus
-// Overhead, never below 0 nor above MaxThink. It returns -1 when Remaining
-// is unknown.
+// MaxShare is the largest share of the remaining clock (beyond Reserve)
+// one move may take, on top of 0.8 times the increment. Humans spend more
+// than this on under 1% of their moves below 10 minutes (their 99th
+// percentile of think time over remaining clock is 0.3-0.5 in bullet,
+// 0.3 at 10+0); spending at most this share, the clock shrinks at most
+// geometrically and never reaches Reserve through thinking alone.
+const MaxShare = 0.2
+
+// Reserve is the part of the remaining clock no think time touches: below
+// it a move costs only its computing and the GUI's lag, 20-40 ms a move on a
+// busy machine, so it pays for 50-100 more moves. With 1 s, engine
+// self-play at 15+0 lost 9 games of 40 on time (games of 155-190 plies,
+// simulated at 15 ms of lag a move); with 2 s, 1 (258 plies).
+const Reserve = 2 * time.Second
+
+// SafeLimit returns the longest a move may take: MaxShare of the clock
+// beyond Reserve (when MovesToGo is given, at most 2/(MovesToGo+2) of it)
+// plus 0.8*Inc, never more than half the remaining clock (the increment
+// comes after the move), minus Overhead, never below 0 nor above MaxThink.
+// A long human think passes when the clock affords it: at the start of a
+// 1+0 game about 12 s, of a 10+0 game 2 minutes. It returns -1 when
+// Remaining is unknown.
 func (c Clock) SafeLimit() time.Duration {
 	if c.Remaining < 0 {
 		return -1
+	}
+	share := MaxShare
+	if c.MovesToGo > 0 {
+		share = min(share, 2/float64(c.MovesToGo+2))
+	}
+	// Clocks beyond any game's cannot raise the result above MaxThink, and
+	// bounding them keeps the arithmetic from overflowing.
+	const bound = 100 * MaxThink
+	rem, inc := min(c.Remaining, bound), min(max(c.Inc, 0), bound)
+	free := max(rem-Reserve, 0)
+	limit := min(time.Duration(share*float64(free)+0.8*float64(inc)), rem/2) - max(c.Overhead, 0)
+	return min(max(limit, 0), MaxThink)
+}
+
+// HurryBelow is the cautious limit (remaining/20, or
+// remaining/(MovesToGo+2) when smaller, plus 0.8*Inc, minus Overhead)
+// under which a move is hurried (Hurried). The blunder filter and the
+// ponder reply each cost a batched net evaluation of candidate moves
+// (20-40 ms for the default net on a busy CPU), which a clock of a few
+// hundred milliseconds cannot pay: at 1+0 they lost games on time by
+// 12-15 ms.
+const HurryBelow = 100 * time.Millisecond
+
+// Hurried reports whether the clock is known and so short that the move
+// must cost the one net evaluation of the position and nothing more: no
+// blunder filter, no ponder reply. That is when remaining/20 (or
+// remaining/(MovesToGo+2)) + 0.8*Inc - Overhead is below HurryBelow: the
+// last 4 s of a game without increment at the default MoveOverhead.
+func (c Clock) Hurried() bool {
+	if c.Remaining < 0 {
+		return false
 	}
 	div := 20
 	if c.MovesToGo > 0 {
 		div = min(div, c.MovesToGo+2)
 	}
-	// Clocks beyond any game's cannot raise the result above MaxThink, and
-	// bounding them keeps the sum from overflowing.
 	const bound = 100 * MaxThink
 	rem, inc := min(c.Remaining, bound), min(max(c.Inc, 0), bound)
-	limit := rem/time.Duration(div) + time.Duration(0.8*float64(inc)) - max(c.Overhead, 0)
-	return min(max(limit, 0), MaxThink)
-}
-
-// HurryBelow is the SafeLimit under which a move is hurried (Hurried).
-// The blunder filter and the ponder reply each cost a batched net
-// evaluation of candidate moves (20-40 ms for the default net on a busy
-// CPU), which a clock of a few hundred milliseconds cannot pay: at 1+0 they
-// lost games on time by 12-15 ms.
-const HurryBelow = 100 * time.Millisecond
-
-// Hurried reports whether the clock is known and so short (SafeLimit below
-// HurryBelow, which is the case whenever Remaining/20 + 0.8*Inc is within
-// HurryBelow of Overhead) that the move must cost the one net evaluation of
-// the position and nothing more: no blunder filter, no ponder reply.
-func (c Clock) Hurried() bool {
-	l := c.SafeLimit()
-	return l >= 0 && l < HurryBelow
+	return rem/time.Duration(div)+time.Duration(0.8*float64(inc))-max(c.Overhead, 0) < HurryBelow
 }
 
 // lastBinFactor sets the top of the last think-time bin: its lower edge
 // times this.
 const lastBinFactor = 2
 
+// Shape is what the policy says about the move a think time is for.
+type Shape struct {
+	Top       float64 // the most likely move's probability (HeuristicTime's certainty)
+	Prob      float64 // the chosen move's probability in the human distribution; 0 = unknown
+	Recapture bool    // the move takes back on the square where the opponent just captured
+}
+
+// MoveFactor scales the position's think time (the head's draw) by how
+// likely the chosen move is: 0.75 - 0.25*log10(prob), within 0.8..1.3
+// (1.3 for a move of 1.6% or less, 1 at 10%, 0.8 from 63%); 1 when prob
+// is unknown (0 or below). The head predicts the time of the human's
+// move whatever it is; on lichess games at 1+0, 3+0 and 10+0 humans took
+// 1.2-1.3 times the head's expectation for a move the net gave under 5%,
+// 0.8-0.9 for one above 50% (about 0.95 on average).
+func MoveFactor(prob float64) float64 {
+	if !(prob > 0) {
+		return 1
+	}
+	return min(max(0.75-0.25*math.Log10(min(prob, 1)), 0.8), 1.3)
+}
+
+// RecaptureFactor scales the think time of a recapture. Through the
+// head and MoveFactor alone, engine self-play recaptured in 0.6-0.8 of its
+// average think time at 1+0 to 10+0, humans in 0.46-0.61.
+const RecaptureFactor = 0.8
+
 // ThinkTime draws how long a human would think. With a think-time head
 // (probs over the bins whose upper edges are edges; len(probs) ==
 // len(edges)+1) it samples a bin, then a time uniformly inside it (the last
-// bin reaches lastBinFactor times its lower edge). Without one it uses
-// HeuristicTime. The result never exceeds c.SafeLimit() when the clock is
-// known, nor MaxThink, and is never negative.
-func ThinkTime(probs []float32, edges []float64, c Clock, topProb float64, rng *rand.Rand) time.Duration {
+// bin reaches lastBinFactor times its lower edge), and scales it by
+// MoveFactor(s.Prob) (and RecaptureFactor for a recapture). Without a head
+// it uses HeuristicTime with s.Top. The result never exceeds c.SafeLimit()
+// when the clock is known, nor MaxThink, and is never negative; the same
+// rng state gives the same time.
+func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Rand) time.Duration {
 	var t time.Duration
-	if len(probs) > 0 && len(probs) == len(edges)+1 {
-		p := make([]float64, len(probs))
-		for i, x := range probs {
-			if v := float64(x); v > 0 && !math.IsInf(v, 0) {
-				p[i] = v
-			}
+	if sec, ok := DrawHead(probs, edges, rng); ok {
+		f := MoveFactor(s.Prob)
+		if s.Recapture {
+			f *= RecaptureFactor
 		}
-		k := Sample(p, rng)
-		if k < 0 {
-			t = HeuristicTime(c, topProb, rng)
-		} else {
-			lo, hi := 0.0, 0.0
-			if k > 0 {
-				lo = edges[k-1]
-			}
-			if k < len(edges) {
-				hi = edges[k]
-			} else {
-				hi = lo * lastBinFactor
-			}
-			t = time.Duration((lo + rng.Float64()*(hi-lo)) * float64(time.Second))
-		}
+		t = time.Duration(min(sec*f, MaxThink.Seconds()) * float64(time.Second))
 	} else {
-		t = HeuristicTime(c, topProb, rng)
+		t = HeuristicTime(c, s.Top, rng)
 	}
 	if limit := c.SafeLimit(); limit >= 0 {
 		t = min(t, limit)
 	}
 	return min(max(t, 0), MaxThink)
+}
+
+// DrawHead samples a think time in seconds from a think-time head's bin
+// probabilities (len(probs) == len(edges)+1; edges are the bins' upper
+// edges): a bin, then a time uniformly inside it, the last bin reaching
+// lastBinFactor times its lower edge. ok is false when probs does not fit
+// edges or has no positive finite probability.
+func DrawHead(probs []float32, edges []float64, rng *rand.Rand) (sec float64, ok bool) {
+	if len(probs) == 0 || len(probs) != len(edges)+1 {
+		return 0, false
+	}
+	p := make([]float64, len(probs))
+	for i, x := range probs {
+		if v := float64(x); v > 0 && !math.IsInf(v, 0) {
+			p[i] = v
+		}
+	}
+	k := Sample(p, rng)
+	if k < 0 {
+		return 0, false
+	}
+	lo, hi := 0.0, 0.0
+	if k > 0 {
+		lo = edges[k-1]
+	}
+	if k < len(edges) {
+		hi = edges[k]
+	} else {
+		hi = lo * lastBinFactor
+	}
+	return lo + rng.Float64()*(hi-lo), true
 }
 
 // HeuristicTime is the think time for nets without a think-time head: a

@@ -31,7 +31,7 @@ func TestHugeClocksCapThink(t *testing.T) {
 		assert.Equal(t, MaxThink, c.SafeLimit(), "SafeLimit(%+v)", c)
 		for range 200 {
 			for _, probs := range [][]float32{heavyTail, nil} {
-				d := ThinkTime(probs, edges, c, 0.2, rng)
+				d := ThinkTime(probs, edges, c, Shape{Top: 0.2}, rng)
 				if d <= 0 || d > MaxThink {
 					t.Fatalf("ThinkTime(%v, clock %+v) = %v, want within 0..%v and above 0", probs, c, d, MaxThink)
 				}
@@ -40,7 +40,7 @@ func TestHugeClocksCapThink(t *testing.T) {
 	}
 	// Without any clock the heuristic is capped too.
 	for range 1000 {
-		if d := ThinkTime(nil, edges, Clock{Remaining: -1, Inc: math.MaxInt64}, 0, rng); d > MaxThink {
+		if d := ThinkTime(nil, edges, Clock{Remaining: -1, Inc: math.MaxInt64}, Shape{}, rng); d > MaxThink {
 			t.Fatalf("no clock, huge increment: %v, want at most %v", d, MaxThink)
 		}
 	}
@@ -61,5 +61,149 @@ func TestHurried(t *testing.T) {
 		{Clock{Remaining: 3 * time.Minute, Overhead: 100 * ms}, false},
 	} {
 		assert.Equal(t, tc.want, tc.c.Hurried(), "%+v (safe limit %v)", tc.c, tc.c.SafeLimit())
+	}
+}
+
+// TestSafeLimit checks the budget rule on clocks from bullet to classical:
+// MaxShare of the clock beyond Reserve plus 0.8*Inc, at most half the
+// clock, minus Overhead.
+func TestSafeLimit(t *testing.T) {
+	ms, s := time.Millisecond, time.Second
+	for _, tc := range []struct {
+		c    Clock
+		want time.Duration
+	}{
+		{Clock{Remaining: -1}, -1},
+		{Clock{Remaining: 60 * s, Overhead: 100 * ms}, 11500 * ms},          // 0.2*58 s - 0.1 s: a long think at 1+0
+		{Clock{Remaining: 600 * s, Overhead: 100 * ms}, 119500 * ms},        // 10+0: two minutes
+		{Clock{Remaining: 12 * s, Overhead: 100 * ms}, 1900 * ms},           // time trouble
+		{Clock{Remaining: 2500 * ms, Overhead: 100 * ms}, 0},                // within the reserve: no think
+		{Clock{Remaining: 1 * s, Inc: 2 * s, Overhead: 100 * ms}, 400 * ms}, // the increment comes after the move: at most half the clock
+		{Clock{Remaining: 62 * s, Inc: 2 * s}, 13600 * ms},                  // 0.2*60 s + 1.6 s
+		{Clock{Remaining: 62 * s, MovesToGo: 8}, 12 * s},                    // 2/(8+2) of 60 s is above MaxShare
+		{Clock{Remaining: 62 * s, MovesToGo: 38}, 3 * s},                    // 2/40 of 60 s
+		{Clock{Remaining: 100 * time.Hour, Inc: 100 * time.Hour}, MaxThink}, // capped
+	} {
+		assert.Equal(t, tc.want, tc.c.SafeLimit(), "SafeLimit(%+v)", tc.c)
+	}
+}
+
+// TestThinkTimeSeeded: the same seed draws the same think times, another
+// seed other ones.
+func TestThinkTimeSeeded(t *testing.T) {
+	edges := board.ThinkBinEdges[:]
+	head := []float32{0.1, 0.3, 0.2, 0.15, 0.15, 0.06, 0.03, 0.01}
+	c := Clock{Remaining: 600 * time.Second, Overhead: 100 * time.Millisecond}
+	draw := func(seed uint64) []time.Duration {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var out []time.Duration
+		for range 50 {
+			out = append(out, ThinkTime(head, edges, c, Shape{Prob: 0.3}, rng))
+		}
+		return out
+	}
+	a, b, other := draw(7), draw(7), draw(8)
+	assert.Equal(t, a, b, "seed 7 twice")
+	assert.NotEqual(t, a, other, "seeds 7 and 8")
+	distinct := map[time.Duration]bool{}
+	for _, d := range a {
+		distinct[d] = true
+	}
+	if len(distinct) < 45 {
+		t.Errorf("50 draws from one head gave %d distinct times, want at least 45: a draw, not a point estimate", len(distinct))
+	}
+}
+
+// TestThinkTimeFollowsHead: the draws land in the head's bins in its
+// proportions (a head with only bins 1 and 4), scaled by MoveFactor.
+func TestThinkTimeFollowsHead(t *testing.T) {
+	edges := board.ThinkBinEdges[:]
+	head := []float32{0, 0.75, 0, 0, 0.25, 0, 0, 0}
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := Clock{Remaining: 600 * time.Second}
+	const n = 4000
+	long := 0
+	for range n {
+		d := ThinkTime(head, edges, c, Shape{Prob: 0.1}, rng).Seconds() // MoveFactor(0.1) = 1
+		switch {
+		case d >= 0.5 && d < 1.5:
+		case d >= 4.5 && d < 9.5:
+			long++
+		default:
+			t.Fatalf("drew %.3fs, outside bins [0.5,1.5) and [4.5,9.5)", d)
+		}
+	}
+	if got := float64(long) / n; math.Abs(got-0.25) > 0.03 {
+		t.Errorf("bin 4 drawn %.3f of the time, want 0.25", got)
+	}
+}
+
+func TestMoveFactor(t *testing.T) {
+	for _, tc := range []struct{ prob, want float64 }{
+		{0, 1}, {-1, 1}, {math.NaN(), 1}, // unknown
+		{0.001, 1.3}, {0.01, 1.25}, {0.1, 1}, {0.5, 0.8255}, {0.9, 0.8}, {1, 0.8},
+	} {
+		assert.InDelta(t, tc.want, MoveFactor(tc.prob), 0.001, "MoveFactor(%v)", tc.prob)
+	}
+	for p := 0.01; p < 1; p += 0.01 {
+		if MoveFactor(p+0.01) > MoveFactor(p) {
+			t.Fatalf("MoveFactor(%.2f) = %.3f > MoveFactor(%.2f) = %.3f: a likelier move must not take longer", p+0.01, MoveFactor(p+0.01), p, MoveFactor(p))
+		}
+	}
+}
+
+// TestRecaptureFaster: with the same random draws, a recapture takes
+// RecaptureFactor of the time of another move, and an obvious move less
+// than an unlikely one.
+func TestRecaptureFaster(t *testing.T) {
+	edges := board.ThinkBinEdges[:]
+	head := []float32{0.1, 0.3, 0.2, 0.15, 0.15, 0.06, 0.03, 0.01}
+	c := Clock{Remaining: time.Hour}
+	for seed := range uint64(200) {
+		plain := ThinkTime(head, edges, c, Shape{Prob: 0.3}, rand.New(rand.NewPCG(seed, 0)))
+		recap := ThinkTime(head, edges, c, Shape{Prob: 0.3, Recapture: true}, rand.New(rand.NewPCG(seed, 0)))
+		obvious := ThinkTime(head, edges, c, Shape{Prob: 0.95}, rand.New(rand.NewPCG(seed, 0)))
+		unlikely := ThinkTime(head, edges, c, Shape{Prob: 0.01}, rand.New(rand.NewPCG(seed, 0)))
+		if want := time.Duration(float64(plain) * RecaptureFactor); recap < want-time.Microsecond || recap > want+time.Microsecond {
+			t.Fatalf("seed %d: recapture %v, want %v (%v x %v)", seed, recap, want, plain, RecaptureFactor)
+		}
+		if plain > 0 && !(obvious < plain && plain < unlikely) {
+			t.Fatalf("seed %d: prob 0.95 %v, 0.3 %v, 0.01 %v; want increasing", seed, obvious, plain, unlikely)
+		}
+	}
+}
+
+// TestThinkTimeNeverFlags plays the clock of long games with the worst head
+// (always the longest bin) and 40 ms of lag a move on top of each think:
+// from 15 s and from 1 minute, 75 moves (150 plies, longer than 95% of
+// human games) never run the clock out; with an increment, 300 moves.
+func TestThinkTimeNeverFlags(t *testing.T) {
+	edges := board.ThinkBinEdges[:]
+	worst := []float32{0, 0, 0, 0, 0, 0, 0, 1}
+	const lag = 40 * time.Millisecond
+	for _, tc := range []struct {
+		base, inc time.Duration
+		moves     int
+	}{
+		{15 * time.Second, 0, 75},
+		{60 * time.Second, 0, 75},
+		{180 * time.Second, 0, 75},
+		{15 * time.Second, time.Second, 300},
+		{180 * time.Second, 2 * time.Second, 300},
+	} {
+		rng := rand.New(rand.NewPCG(5, 5))
+		rem := tc.base
+		for i := range tc.moves {
+			c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond}
+			d := ThinkTime(worst, edges, c, Shape{Prob: 0.01}, rng)
+			if limit := c.SafeLimit(); d > limit {
+				t.Fatalf("%v+%v move %d: think %v over the safe limit %v", tc.base, tc.inc, i+1, d, limit)
+			}
+			rem -= d + lag
+			if rem <= 0 {
+				t.Fatalf("%v+%v: lost on time at move %d", tc.base, tc.inc, i+1)
+			}
+			rem += tc.inc
+		}
 	}
 }
