@@ -30,6 +30,9 @@ func runStats(args []string) error {
 	depth := fs.Int("engine-depth", 0, "engine depth per position (instead of nodes)")
 	engineGames := fs.Int64("engine-games", 200, "games per set analysed by the engine")
 	workers := fs.Int("workers", 2, "engine processes")
+	timing := fs.Bool("timing", false, "print only the clock use by exact time control (median and p90 at 1 s resolution, recapture and only-move ratios, time-trouble pace, time losses)")
+	timingPNG := fs.String("timing-png", "", "with -timing, also draw each set's think-time distribution by time control to this PNG")
+	timingMin := fs.Int("timing-min-moves", 300, "with -timing, the judged moves a time control needs in a set to be shown")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,6 +55,9 @@ func runStats(args []string) error {
 			return fmt.Errorf("-engine %s: %w", *engine, err)
 		}
 	}
+	if *timing {
+		return runTiming(sets, *player, *timingPNG, *timingMin)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var out []*stats.Set
@@ -65,6 +71,31 @@ func runStats(args []string) error {
 		out = append(out, st)
 	}
 	return stats.WriteText(os.Stdout, out)
+}
+
+// runTiming is "humchess stats -timing": the clock use of each set by
+// time control, as a table and optionally a PNG.
+func runTiming(sets []string, player, png string, minMoves int) error {
+	var out []*stats.TimingSet
+	for _, s := range sets {
+		name, files, p := parseSet(s, player)
+		st, err := stats.RunTiming(name, strings.Split(files, ","), p)
+		if err != nil {
+			return err
+		}
+		out = append(out, st)
+	}
+	if err := stats.WriteTimingText(os.Stdout, out, minMoves); err != nil {
+		return err
+	}
+	if png == "" {
+		return nil
+	}
+	b, err := stats.TimingPNG(out, minMoves)
+	if err != nil {
+		return fmt.Errorf("-timing-png: %w", err)
+	}
+	return os.WriteFile(png, b, 0o644)
 }
 
 // parseSet splits a -set value NAME=FILE[,FILE...][@PLAYER] (or a plain

@@ -1,0 +1,292 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/train/plot"
+	"github.com/humchess/humchess/train/tools/internal/format"
+)
+
+// TimeTrouble is the mover's clock below which a move counts as played in
+// time trouble (Timing.Trouble).
+const TimeTrouble = 10.0 // seconds
+
+// troubleFirst is how many of a side's time-trouble moves per game
+// Timing.TroubleFirst keeps.
+const troubleFirst = 10
+
+// Timing is how one set of games spends one time control's clock, from the
+// [%clk] comments (or engine-match think times when a game has no clock).
+// Think times are measured twice: as recorded (Raw) and at lichess's
+// one-second clock resolution (Think: both clocks truncated to the second
+// before taking their difference plus the increment), so that engine games
+// with tenths of a second compare with lichess games at the same
+// resolution.
+type Timing struct {
+	Control      string    // "60+0": base+increment, seconds
+	Games        int64     // games of the set at this control
+	Plies        Quantiles // plies per game
+	TimeLosses   int64     // games the judged player (or either side) lost on time
+	Think, Raw   Quantiles // seconds per judged move
+	Recapture    Quantiles // Think of recaptures (taking back on the square where the opponent just captured)
+	Only         Quantiles // Think of moves that were the only legal move
+	Trouble      Quantiles // Think of moves begun with less than TimeTrouble on the clock
+	TroubleFirst Quantiles // the same, the first troubleFirst such moves of each side in each game
+	OverOldCap   int64     // moves longer than remaining/20 + 0.8*increment (the former cap)
+}
+
+// RecaptureRatio is the mean think time of a recapture over the mean of all
+// moves; NaN without recaptures.
+func (t *Timing) RecaptureRatio() float64 { return t.Recapture.Mean() / t.Think.Mean() }
+
+// OnlyRatio is the mean think time of an only move over the mean of all
+// moves; NaN without only moves.
+func (t *Timing) OnlyRatio() float64 { return t.Only.Mean() / t.Think.Mean() }
+
+// TimingSet is one set's Timing by time control.
+type TimingSet struct {
+	Name     string
+	Player   string
+	Controls map[string]*Timing
+}
+
+// RunTiming reads the games of inputs (PGN) and measures their think times
+// by exact time control. player, when set, keeps the games that player
+// played and judges only its moves (as Config.Player). Games with a BOT
+// player are kept only when player names one (engine matches name their
+// engines without titles).
+func RunTiming(name string, inputs []string, player string) (*TimingSet, error) {
+	s := &TimingSet{Name: name, Player: player, Controls: map[string]*Timing{}}
+	for _, path := range inputs {
+		rc, err := pgn.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+		r := pgn.NewReader(rc)
+		for {
+			g, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				_ = rc.Close() // the read error is the one to report
+				return nil, fmt.Errorf("stats: %s: %w", path, err)
+			}
+			if !standardRules(g) || !g.TimeControl.Known() || g.TimeControl.Moves > 0 {
+				continue
+			}
+			if player == "" && (g.WhiteTitle == "BOT" || g.BlackTitle == "BOT") {
+				continue
+			}
+			side := playerSide(g, player)
+			if side == sideNone {
+				continue
+			}
+			key := fmt.Sprintf("%g+%g", g.TimeControl.Base, g.TimeControl.Increment)
+			t := s.Controls[key]
+			if t == nil {
+				t = &Timing{Control: key}
+				s.Controls[key] = t
+			}
+			t.add(g, side)
+		}
+		if err := rc.Close(); err != nil {
+			return nil, fmt.Errorf("stats: %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// add measures one game's moves of sides.
+func (t *Timing) add(g *pgn.Game, sides int) {
+	t.Games++
+	t.Plies.Add(float64(len(g.Moves)))
+	if strings.EqualFold(strings.TrimSpace(g.Termination), "time forfeit") {
+		switch {
+		case g.Result == "1-0" && sides&sideBlack != 0, g.Result == "0-1" && sides&sideWhite != 0:
+			t.TimeLosses++
+		}
+	}
+	b, err := board.NewGame(g.FEN)
+	if err != nil {
+		return
+	}
+	base, inc := g.TimeControl.Base, g.TimeControl.Increment
+	var troubles [2]int
+	lastTo, lastCaptured := board.NoSquare, false
+	for i, san := range g.Moves {
+		m, err := b.ParseSAN(san)
+		if err != nil {
+			return
+		}
+		captures := b.PieceAt(m.To) != board.NoPiece
+		enPassant := b.PieceAt(m.From).Type() == board.Pawn && m.From.File() != m.To.File() && !captures
+		recapture := captures && lastCaptured && m.To == lastTo
+		only := b.NumLegalMoves() == 1
+		white := b.WhiteToMove()
+		if counts(g, i, sides) {
+			before := base // the mover's clock before the move
+			if i >= 2 {
+				before = clockAt(g, i-2)
+			}
+			after := clockAt(g, i)
+			raw, sec := -1.0, -1.0
+			switch {
+			case before >= 0 && after >= 0:
+				raw = max(before-after+inc, 0)
+				sec = max(math.Floor(before)-math.Floor(after)+inc, 0)
+			case i < len(g.Spent) && g.Spent[i] >= 0:
+				raw = g.Spent[i]
+				sec = math.Round(raw)
+			}
+			if raw >= 0 {
+				t.Raw.Add(raw)
+				t.Think.Add(sec)
+				if recapture {
+					t.Recapture.Add(sec)
+				}
+				if only {
+					t.Only.Add(sec)
+				}
+				if before >= 0 && raw > before/20+0.8*inc {
+					t.OverOldCap++
+				}
+				if before >= 0 && before < TimeTrouble {
+					t.Trouble.Add(sec)
+					k := 0
+					if !white {
+						k = 1
+					}
+					if troubles[k] < troubleFirst {
+						t.TroubleFirst.Add(sec)
+					}
+					troubles[k]++
+				}
+			}
+		}
+		lastTo, lastCaptured = m.To, captures || enPassant
+		if err := b.PlayMove(m); err != nil {
+			return
+		}
+	}
+}
+
+// clockAt is the mover's clock after move i; -1 when unknown.
+func clockAt(g *pgn.Game, i int) float64 {
+	if i < 0 || i >= len(g.Clocks) {
+		return -1
+	}
+	return g.Clocks[i]
+}
+
+// sortedControls returns the time controls of the sets, by base then
+// increment.
+func sortedControls(sets []*TimingSet) []string {
+	seen := map[string][2]float64{}
+	for _, s := range sets {
+		for k := range s.Controls {
+			var b, i float64
+			if _, err := fmt.Sscanf(k, "%g+%g", &b, &i); err == nil {
+				seen[k] = [2]float64{b, i}
+			}
+		}
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := seen[out[i]], seen[out[j]]
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		return a[1] < b[1]
+	})
+	return out
+}
+
+// WriteTimingText prints, for each time control with at least minMoves
+// judged moves in some set, one row per set: games, judged moves, mean
+// plies, median and 90th percentile at one-second resolution (and as
+// recorded), the recapture and only-move ratios, the mean think time in
+// time trouble (all such moves, and the first 10 per side and game), the
+// share of moves over the former cap (remaining/20 + 0.8*increment) and the
+// games lost on time.
+func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s | %5s %6s | %5s %5s\n",
+		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "only", "tt<10", "first", ">cap%", "flags")
+	for _, c := range sortedControls(sets) {
+		enough := false
+		for _, s := range sets {
+			if t := s.Controls[c]; t != nil && t.Think.N() >= minMoves {
+				enough = true
+			}
+		}
+		if !enough {
+			continue
+		}
+		for _, s := range sets {
+			t := s.Controls[c]
+			if t == nil || t.Think.N() == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f | %5.2f %6.2f | %5.1f %5d\n",
+				c, format.Trunc(s.Name, 22), t.Games, t.Think.N(), t.Plies.Mean(),
+				t.Think.Quantile(0.5), t.Think.Quantile(0.9), t.Raw.Quantile(0.5), t.Raw.Quantile(0.9),
+				t.RecaptureRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleFirst.Mean(),
+				100*float64(t.OverOldCap)/float64(t.Think.N()), t.TimeLosses)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// TimingPNG draws, for each time control with at least minMoves judged
+// moves in every set, each set's share of moves that took at most x
+// seconds (one-second resolution, x from 0 to 30 s): a line per set and
+// control.
+func TimingPNG(sets []*TimingSet, minMoves int) ([]byte, error) {
+	var series []plot.Series
+	for _, c := range sortedControls(sets) {
+		all := true
+		for _, s := range sets {
+			if t := s.Controls[c]; t == nil || t.Think.N() < minMoves {
+				all = false
+			}
+		}
+		if !all {
+			continue
+		}
+		for _, s := range sets {
+			q := &s.Controls[c].Think
+			var xs, ys []float64
+			for x := 0; x <= 30; x++ {
+				xs = append(xs, float64(x))
+				ys = append(ys, q.CDF(float64(x)))
+			}
+			series = append(series, plot.Series{Name: c + " " + s.Name, X: xs, Y: ys})
+		}
+	}
+	return plot.Lines(plot.Chart{Title: "think time by time control (share of moves taking at most x s, 1 s clock resolution)",
+		XLabel: "seconds", YLabel: "share of moves", Series: series, YMin: 0, YMax: 1})
+}
+
+// CDF returns the share of values at most x; NaN when empty.
+func (q *Quantiles) CDF(x float64) float64 {
+	if len(q.v) == 0 {
+		return math.NaN()
+	}
+	if !q.sorted {
+		sort.Float64s(q.v)
+		q.sorted = true
+	}
+	return float64(sort.SearchFloat64s(q.v, math.Nextafter(x, math.Inf(1)))) / float64(len(q.v))
+}

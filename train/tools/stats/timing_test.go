@@ -1,0 +1,79 @@
+package stats
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// timingPGN is one 60+0 game White lost on time: Black recaptures on d5 in
+// 0.3 s, White plays move 4 with 9 s on the clock.
+const timingPGN = `[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "0-1"]
+[TimeControl "60+0"]
+[Termination "Time forfeit"]
+
+1. e4 { [%clk 0:00:57.6] } d5 { [%clk 0:00:59.5] } 2. exd5 { [%clk 0:00:55.0] } Qxd5 { [%clk 0:00:59.2] } 3. Nc3 { [%clk 0:00:09.0] } Qa5 { [%clk 0:00:58.0] } 4. d4 { [%clk 0:00:07.5] } 0-1
+`
+
+func TestRunTiming(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.pgn")
+	if err := os.WriteFile(path, []byte(timingPGN), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := RunTiming("t", []string{path}, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Controls["60+0"]
+	if c == nil {
+		t.Fatalf("controls %v, want 60+0", s.Controls)
+	}
+	// White's moves: 1. e4 60 -> 57.6 (1 s res: 60 - 57 = 3), 2. exd5
+	// 57.6 -> 55.0 (57 - 55 = 2), 3. Nc3 55 -> 9 (46), 4. d4 9 -> 7.5
+	// (9 - 7 = 2, in time trouble).
+	want := []float64{2, 2, 3, 46}
+	if c.Think.N() != len(want) {
+		t.Fatalf("%d moves judged, want %d", c.Think.N(), len(want))
+	}
+	for i, q := range []float64{0, 1.0 / 3, 2.0 / 3, 1} {
+		if got := c.Think.Quantile(q); got != want[i] {
+			t.Errorf("1 s resolution quantile %.2f = %v, want %v", q, got, want[i])
+		}
+	}
+	if got := c.Raw.Quantile(0); got < 1.49 || got > 1.51 {
+		t.Errorf("fastest raw think %v, want 1.5 (4. d4)", got)
+	}
+	if c.TimeLosses != 1 || c.Games != 1 {
+		t.Errorf("games %d, time losses %d; want 1, 1", c.Games, c.TimeLosses)
+	}
+	if c.Recapture.N() != 0 {
+		t.Errorf("White has no recapture; got %d", c.Recapture.N())
+	}
+	if c.Trouble.N() != 1 || c.Trouble.Mean() != 2 {
+		t.Errorf("time trouble: %d moves, mean %v; want 1 move of 2 s", c.Trouble.N(), c.Trouble.Mean())
+	}
+	// Black's side: Qxd5 is a recapture (59.5 -> 59.2: 0 s at 1 s resolution), no time loss.
+	b, err := RunTiming("t", []string{path}, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc := b.Controls["60+0"]
+	if bc.Recapture.N() != 1 || bc.Recapture.Mean() != 0 || bc.TimeLosses != 0 {
+		t.Errorf("Black: %d recaptures (mean %v), %d time losses; want 1 (0 s), 0", bc.Recapture.N(), bc.Recapture.Mean(), bc.TimeLosses)
+	}
+	var out bytes.Buffer
+	if err := WriteTimingText(&out, []*TimingSet{s, b}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "60+0") || strings.Count(out.String(), "\n") != 3 {
+		t.Errorf("table:\n%s\nwant a header and a 60+0 row per set", out.String())
+	}
+	if _, err := TimingPNG([]*TimingSet{s, b}, 1); err != nil {
+		t.Errorf("TimingPNG: %v", err)
+	}
+}
