@@ -63,6 +63,10 @@ test-engine: ## run the engine module's tests only (no libtorch needed)
 test-short: ## run the quick tests only
 	$(GO) test -short ./...
 
+.PHONY: lichess-bot-test
+lichess-bot-test: build onnxruntime ## play bullet and blitz games through lichess-bot (../shared/tools/lichess-bot), pondering on and off; fails on an illegal move, a flag, a hang or an engine error line
+	./scripts/ci-lichess-bot.sh bin/humchess
+
 bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
