@@ -275,7 +275,7 @@ func TimingPNG(sets []*TimingSet, minMoves int) ([]byte, error) {
 			series = append(series, plot.Series{Name: c + " " + s.Name, X: xs, Y: ys})
 		}
 	}
-	return plot.Lines(plot.Chart{Title: "think time by time control (share of moves taking at most x s, 1 s clock resolution)",
+	return plot.Lines(plot.Chart{Title: "share of moves taking at most x s (1 s clocks)",
 		XLabel: "seconds", YLabel: "share of moves", Series: series, YMin: 0, YMax: 1})
 }
 
