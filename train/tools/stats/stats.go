@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/humchess/humchess/train/tools/internal/format"
 	"io"
 	"math"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/train/tools/internal/format"
+	"github.com/humchess/humchess/train/tools/internal/profile"
 	"github.com/humchess/humchess/uci/client"
 
 	"github.com/humchess/humchess/score"
@@ -61,8 +61,12 @@ type Set struct {
 	Think      map[games.TimeClass]*Quantiles // seconds per move, by time class
 	Blunders   map[int]*[2]int64              // mover rating band (board.RatingBand) -> {moves judged, blunders}
 	BlunderSrc map[string]int64               // games judged by source ("evals", "stockfish")
-	Lengths    Quantiles                      // plies per game
-	Variety    map[int]*Variety               // by ply (10, 20)
+	// Profile is the error profile (profile.Judge: blunders and centipawn
+	// loss by 200-point band and time class) of the Stockfish-judged moves
+	// only, so that sets judged with the same engine limits compare.
+	Profile profile.Profile
+	Lengths Quantiles        // plies per game
+	Variety map[int]*Variety // by ply (10, 20)
 }
 
 // Variety counts distinct move sequences at a ply.
@@ -134,13 +138,13 @@ func Run(ctx context.Context, name string, inputs []string, cfg Config) (*Set, e
 		cfg.EngineGames = 200
 	}
 	s := &Set{Name: name, Player: cfg.Player, Think: map[games.TimeClass]*Quantiles{}, Blunders: map[int]*[2]int64{},
-		BlunderSrc: map[string]int64{}, Variety: map[int]*Variety{}}
+		BlunderSrc: map[string]int64{}, Profile: profile.Profile{}, Variety: map[int]*Variety{}}
 	for _, p := range varietyPlies {
 		s.Variety[p] = &Variety{seen: map[string]bool{}}
 	}
-	an := newAnalyser(ctx, &cfg)
-	defer an.close()
+	an := profile.NewAnalyser(ctx, cfg.Engine, cfg.EngineLimits, cfg.Workers)
 	var engineGames int64
+	var sides []int // the judged sides of each game submitted to the analyser, by tag
 	for _, path := range inputs {
 		rc, err := pgn.Open(path)
 		if err != nil {
@@ -175,19 +179,21 @@ func Run(ctx context.Context, name string, inputs []string, cfg Config) (*Set, e
 			case cfg.Blunders != BlundersEvals && cfg.Engine.Path != "" && engineGames < cfg.EngineGames:
 				engineGames++
 				s.BlunderSrc["stockfish"]++
-				an.submit(g.Clone(), side)
+				an.Submit(g.Clone(), len(sides))
+				sides = append(sides, side)
 			}
 		}
 		if err := rc.Close(); err != nil {
 			return nil, fmt.Errorf("eval: %s: %w", path, err)
 		}
 	}
-	res, err := an.wait()
+	res, err := an.Wait()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("eval: blunder engine: %w", err)
 	}
 	for _, r := range res {
-		s.addBlunders(r.g, r.side, r.evals, cfg.BlunderLoss)
+		s.addBlunders(r.Game, sides[r.Tag], r.Evals, cfg.BlunderLoss)
+		s.addProfile(r.Game, sides[r.Tag], r.Evals)
 	}
 	return s, nil
 }
@@ -371,155 +377,15 @@ func (s *Set) addBlunders(g *pgn.Game, sides int, evals []float64, loss float64)
 	}
 }
 
-// analyser evaluates games with engine processes.
-type analyser struct {
-	ctx   context.Context
-	cfg   *Config
-	jobs  chan analysed // g and side set; evals filled in by run
-	mu    sync.Mutex
-	res   []analysed
-	err   error
-	wg    sync.WaitGroup
-	start sync.Once
-}
-
-type analysed struct {
-	g     *pgn.Game
-	side  int // the sides whose moves are judged
-	evals []float64
-}
-
-func newAnalyser(ctx context.Context, cfg *Config) *analyser {
-	return &analyser{ctx: ctx, cfg: cfg, jobs: make(chan analysed, 16)}
-}
-
-func (a *analyser) submit(g *pgn.Game, side int) {
-	a.start.Do(func() {
-		n := a.cfg.Workers
-		if n <= 0 {
-			n = 2
+// addProfile counts the moves of sides in the error profile, by the
+// game's time class.
+func (s *Set) addProfile(g *pgn.Game, sides int, evals []float64) {
+	class := games.ClassOf(g.TimeControl)
+	for _, m := range profile.Judge(g, evals) {
+		if counts(g, m.Ply, sides) {
+			s.Profile.Add(class, m)
 		}
-		for range n {
-			a.wg.Add(1)
-			go a.run()
-		}
-	})
-	a.jobs <- analysed{g: g, side: side}
-}
-
-func (a *analyser) run() {
-	defer a.wg.Done()
-	var e *client.Engine
-	defer func() {
-		if e != nil {
-			_ = e.Close() // Close always succeeds
-		}
-	}()
-	for job := range a.jobs {
-		g := job.g
-		if a.failed() {
-			continue // drain
-		}
-		if e == nil || !e.Alive() {
-			var err error
-			if e, err = client.Start(a.ctx, a.cfg.Engine); err != nil {
-				a.fail(err)
-				continue
-			}
-		}
-		ev, err := analyse(a.ctx, e, g, a.cfg.EngineLimits)
-		if err != nil {
-			a.fail(err)
-			continue
-		}
-		a.mu.Lock()
-		job.evals = ev
-		a.res = append(a.res, job)
-		a.mu.Unlock()
 	}
-}
-
-func (a *analyser) failed() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.err != nil
-}
-
-func (a *analyser) fail(err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.err == nil {
-		a.err = fmt.Errorf("eval: blunder engine: %w", err)
-	}
-}
-
-func (a *analyser) wait() ([]analysed, error) {
-	close(a.jobs)
-	a.wg.Wait()
-	return a.res, a.err
-}
-
-func (a *analyser) close() {}
-
-// analyse evaluates every position of a game: White's centipawns.
-func analyse(ctx context.Context, e *client.Engine, g *pgn.Game, lim client.Limits) ([]float64, error) {
-	b, err := board.NewGame(g.FEN)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.NewGame(ctx); err != nil {
-		return nil, err
-	}
-	ev := make([]float64, 0, len(g.Moves)+1)
-	var moves []string
-	for i := 0; ; i++ {
-		v := math.NaN()
-		switch b.Status() {
-		case board.Checkmate:
-			v = -100000
-		case board.Ongoing:
-			if err := e.Position(g.FEN, moves); err != nil {
-				return nil, err
-			}
-			res, err := e.Go(ctx, lim, lim.MoveTime+30_000_000_000)
-			if err != nil {
-				return nil, err
-			}
-			if res.Score.Valid {
-				v = float64(res.Score.Value)
-				if res.Score.Mate {
-					v = 100000 * float64(sign(res.Score.Value))
-				}
-			}
-		default:
-			v = 0 // drawn
-		}
-		if !b.WhiteToMove() {
-			v = -v
-		}
-		ev = append(ev, v)
-		if i == len(g.Moves) {
-			return ev, nil
-		}
-		m, err := b.ParseSAN(g.Moves[i])
-		if err != nil {
-			for len(ev) < len(g.Moves)+1 {
-				ev = append(ev, math.NaN())
-			}
-			return ev, nil
-		}
-		if err := b.PlayMove(m); err != nil {
-			return nil, err
-		}
-		moves = append(moves, m.String())
-	}
-}
-
-func sign(x int) int {
-	if x < 0 {
-		return -1
-	}
-	return 1
 }
 
 // WriteText prints the sets side by side: the player and the player's
@@ -634,6 +500,20 @@ func WriteText(w io.Writer, sets []*Set) error {
 		col(strings.Join(parts, ", "))
 	}
 	b.WriteString("\n")
+
+	var cols []profile.Column
+	for _, s := range sets {
+		if len(s.Profile) > 0 {
+			cols = append(cols, profile.Column{Name: s.Name, Profile: s.Profile})
+		}
+	}
+	if len(cols) > 0 {
+		fmt.Fprintf(&b, "\nerror profile (Stockfish-judged moves; band = mover rating ±%d; blunder: expected score loss >= %.2f; cpl capped at ±%d cp)\n",
+			profile.BandWidth/2, profile.BlunderLoss, profile.CPCap)
+		if err := profile.WriteTable(&b, cols, 1); err != nil {
+			return err
+		}
+	}
 
 	header("game length")
 	for _, row := range []struct {
