@@ -118,6 +118,16 @@ type Config struct {
 	PGN          io.Writer     // finished games, in the order they finish; nil = none
 	Progress     io.Writer     // a progress line per finished game; nil = none
 	EngineStderr io.Writer     // the engines' stderr; nil discards it
+	// Charge, when set with a clock, is what each move costs on the clock
+	// instead of the time the engine took (a virtual clock), given the
+	// mover's remaining time and the increment: engines see clocks that
+	// run down like a human's (HumanCharge) while they move at their own
+	// speed. A move may then take at most MoveTime + Margin + StallTimeout
+	// of real time, and nobody loses on time.
+	Charge func(remaining, inc time.Duration) time.Duration
+	// ReadyTimeout is how long an engine may take to start and to answer
+	// isready (ucinewgame); 0 = the client's defaults (10 s, 5 s).
+	ReadyTimeout time.Duration
 	// Now is the clock used for PGN dates; nil = time.Now.
 	Now func() time.Time
 }
@@ -361,7 +371,8 @@ type worker struct {
 }
 
 func (w *worker) startEngine(ctx context.Context, s EngineSpec) (*client.Engine, error) {
-	return client.Start(ctx, client.Config{Path: s.Path, Args: s.Args, Options: s.Options, Stderr: w.cfg.EngineStderr})
+	return client.Start(ctx, client.Config{Path: s.Path, Args: s.Args, Options: s.Options, Stderr: w.cfg.EngineStderr,
+		InitTimeout: w.cfg.ReadyTimeout, ReadyTimeout: w.cfg.ReadyTimeout})
 }
 
 func (w *worker) startAll(ctx context.Context) error {
@@ -496,7 +507,7 @@ func (w *worker) play(ctx context.Context, round int) *GameResult {
 		if cfg.TC.Clock() {
 			lim.WTime, lim.BTime, lim.WInc, lim.BInc = clocks[0], clocks[1], cfg.TC.Inc, cfg.TC.Inc
 			timeout = clocks[side] + cfg.Margin
-			if cfg.TC.MoveTime > 0 || cfg.TC.Nodes > 0 || cfg.TC.Depth > 0 {
+			if cfg.TC.MoveTime > 0 || cfg.TC.Nodes > 0 || cfg.TC.Depth > 0 || cfg.Charge != nil {
 				timeout = min(timeout, cfg.TC.MoveTime+cfg.Margin+cfg.stall())
 			}
 		}
@@ -508,7 +519,9 @@ func (w *worker) play(ctx context.Context, round int) *GameResult {
 			kind := failKind(err, cfg.TC.Clock() && timeout == clocks[side]+cfg.Margin)
 			return w.lose(r, i, kind, err)
 		}
-		if cfg.TC.Clock() {
+		if cfg.TC.Clock() && cfg.Charge != nil {
+			clocks[side] = max(clocks[side]-cfg.Charge(clocks[side], cfg.TC.Inc), 0) + cfg.TC.Inc
+		} else if cfg.TC.Clock() {
 			left := clocks[side] - res.Elapsed
 			if left < -cfg.Margin {
 				return w.lose(r, i, FailTime, fmt.Errorf("used %v with %v on the clock", res.Elapsed.Round(time.Millisecond), clocks[side]))
@@ -599,6 +612,14 @@ func (w *worker) lose(r *GameResult, i int, kind string, err error) *GameResult 
 		_ = e.Close() // Close always succeeds
 	}
 	return r
+}
+
+// HumanCharge is a virtual clock's charge (Config.Charge) shaped like a
+// human's use of a blitz or rapid clock: a 25th of the remaining time plus
+// 80% of the increment, at most half the remaining time. At 180+2 the
+// clock falls to about 45 s by move 40.
+func HumanCharge(remaining, inc time.Duration) time.Duration {
+	return min(remaining/25+inc*4/5, remaining/2)
 }
 
 // DefaultConcurrency is a sensible number of simultaneous games: half the

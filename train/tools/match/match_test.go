@@ -332,3 +332,44 @@ func TestStockfish(t *testing.T) {
 	assert.Equal(t, 2, sum.Score.Wins, "Stockfish beats a random mover: %s\n%s", sum.ResultLine(), out.String())
 	assert.Contains(t, out.String(), "[WhiteElo \"1320\"]")
 }
+
+// TestVirtualClock: with Charge, each move costs the charge on the clock
+// (written in the PGN's [%clk]) whatever the engine took, and nobody loses
+// on time even on a clock shorter than the engines' real time.
+func TestVirtualClock(t *testing.T) {
+	bin := fakeEngine(t)
+	var out strings.Builder
+	cfg := Config{
+		Engines: [2]EngineSpec{{Path: bin}, {Path: bin}},
+		TC:      TimeControl{Base: 180 * time.Second, Inc: 2 * time.Second},
+		Games:   1, MaxPlies: 6, PGN: &out,
+		Charge: func(remaining, inc time.Duration) time.Duration { return 10 * time.Second },
+	}
+	sum, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Equal(t, 1, sum.Games)
+	gs := readPGN(t, out.String())
+	require.Len(t, gs, 1)
+	// Each side: 180 - 10 + 2 = 172, then 164, then 156.
+	assert.Equal(t, []float64{172, 172, 164, 164, 156, 156}, gs[0].Clocks)
+
+	cfg.TC = TimeControl{Base: 20 * time.Millisecond}
+	cfg.Charge = HumanCharge
+	out.Reset()
+	sum, err = Run(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Empty(t, sum.Failures[0], "a virtual clock of 20 ms: no time forfeit")
+	assert.Empty(t, sum.Failures[1], "a virtual clock of 20 ms: no time forfeit")
+}
+
+func TestHumanCharge(t *testing.T) {
+	for _, tt := range []struct{ remaining, inc, want time.Duration }{
+		{180 * time.Second, 2 * time.Second, 7200*time.Millisecond + 1600*time.Millisecond},
+		{10 * time.Second, 0, 400 * time.Millisecond},
+		{2 * time.Second, 10 * time.Second, time.Second}, // at most half the remaining time
+	} {
+		if got := HumanCharge(tt.remaining, tt.inc); got != tt.want {
+			t.Errorf("HumanCharge(%v, %v) = %v, want %v", tt.remaining, tt.inc, got, tt.want)
+		}
+	}
+}
