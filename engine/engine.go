@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/calib"
 	"github.com/humchess/humchess/nets/load"
 	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/uci"
@@ -53,7 +54,9 @@ type Engine struct {
 	game   *board.Game
 	clock  policy.GameClock
 	net    nets.Net
-	netKey string // NetFile and Threads the net was opened with
+	netKey string             // NetFile and Threads the net was opened with
+	cal    *calib.Calibration // the net's UCI_Elo calibration; nil = none
+	calErr error              // why the net's calibration could not be read
 	rng    *mrand.Rand
 	open   Opener
 }
@@ -134,7 +137,7 @@ func (e *Engine) Configure(o uci.Options) error {
 		if err != nil {
 			return fmt.Errorf("NetFile: %w", err)
 		}
-		e.setNet(n, key)
+		e.setNet(n, key, o.NetFile)
 	}
 	e.opts = o
 	return nil
@@ -142,8 +145,13 @@ func (e *Engine) Configure(o uci.Options) error {
 
 // Ready implements uci.Engine: it opens the net if needed.
 func (e *Engine) Ready() error {
-	_, err := e.ensureNet()
-	return err
+	if _, err := e.ensureNet(); err != nil {
+		return err
+	}
+	if e.opts.Calibration && e.calErr != nil {
+		return e.calErr
+	}
+	return nil
 }
 
 // netKey identifies the net the options ask for.
@@ -158,16 +166,46 @@ func (e *Engine) ensureNet() (nets.Net, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.setNet(n, key)
+	e.setNet(n, key, e.opts.NetFile)
 	return n, nil
 }
 
-// setNet makes n, opened for key, the net in use, releasing the previous one.
-func (e *Engine) setNet(n nets.Net, key string) {
+// setNet makes n, opened for key from netFile, the net in use, releasing
+// the previous one, and finds its calibration.
+func (e *Engine) setNet(n nets.Net, key, netFile string) {
 	if e.net != nil {
 		_ = e.net.Close() // a failure to release the old net does not stop the new one
 	}
 	e.net, e.netKey = n, key
+	e.cal, e.calErr = findCalibration(netFile, n.Info().Hash)
+}
+
+// findCalibration returns the calibration of the net opened from netFile
+// ("" = the embedded default) whose weight hash is hash; nil when it has none.
+var findCalibration = calib.For
+
+// strength returns the ratings to give the net for the options' UCI_Elo and
+// opponent, and sets p's temperature, top-p and filter scale: through the
+// net's calibration when the Calibration option is on and the net has one
+// (the options' Temperature, BlunderThreshold multiply the calibrated
+// values, TopP caps them), else as the options say.
+func (e *Engine) strength(o uci.Options, p *policy.Params) (mover, opp int, err error) {
+	mover, opp = o.Elo, o.OpponentRating()
+	if !o.Calibration {
+		return mover, opp, nil
+	}
+	if e.calErr != nil {
+		return 0, 0, e.calErr
+	}
+	if e.cal == nil {
+		return mover, opp, nil
+	}
+	pt := e.cal.At(mover)
+	p.Temperature *= pt.Temperature
+	p.TopP = min(p.TopP, pt.TopP)
+	p.BlunderScale *= pt.BlunderScale
+	p.Candidates = pt.Candidates
+	return int(math.Round(pt.Rating)), int(math.Round(e.cal.At(opp).Rating)), nil
 }
 
 // openUsable opens the net for path and checks that it can play: its Info
@@ -259,9 +297,13 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		res.Errors = append(res.Errors, errors.New("searchmoves: no legal move given; choosing among all moves"))
 	}
 
+	moverElo, oppElo, err := e.strength(o, &p)
+	if err != nil {
+		return res, err
+	}
 	clocks := policy.GUIClocks{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
 	bctx := e.clock.Context(clocks, g.WhiteToMove(), policy.Setting{
-		MoverElo: o.Elo, OppElo: o.OpponentRating(),
+		MoverElo: moverElo, OppElo: oppElo,
 		Base: time.Duration(o.TimeControl) * time.Second, Inc: time.Duration(o.Increment) * time.Second,
 	})
 
@@ -310,6 +352,7 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 
 	res.Notes = append(res.Notes,
 		"net "+net.Info().String(),
+		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Candidates, calNote(o, e.cal)),
 		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),
 	)
@@ -327,4 +370,15 @@ func line(c policy.Candidate, ch policy.Choice) uci.Line {
 		l.WDL, l.HasWDL = ch.RootWDL, true
 	}
 	return l
+}
+
+// calNote says which calibration strength used.
+func calNote(o uci.Options, c *calib.Calibration) string {
+	switch {
+	case !o.Calibration:
+		return "off"
+	case c == nil:
+		return "none for this net"
+	}
+	return c.Net + ", " + c.TimeClass
 }

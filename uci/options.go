@@ -29,6 +29,7 @@ type Options struct {
 	ShowWDL          bool     // UCI_ShowWDL: print wdl with the score
 	BlunderFilter    bool     // BlunderFilter: resample a move that loses far more than the best candidate
 	BlunderThreshold int      // BlunderThreshold (percent): scales the rating-dependent loss the filter tolerates
+	Calibration      bool     // Calibration: map UCI_Elo through the net's calibration (nets/calib)
 	HumanTiming      bool     // HumanTiming: wait as long as a human of the rating would
 	MoveOverhead     int      // MoveOverhead (ms): time kept back for transmission lag
 	NetFile          string   // NetFile: net to load; "" = the embedded default
@@ -228,6 +229,7 @@ var table = []option{
 	check("UCI_ShowWDL", false, "print win/draw/loss permille with the score", func(o *Options) *bool { return &o.ShowWDL }),
 	check("BlunderFilter", true, "resample a move that loses far more than the best candidate (needs a value head)", func(o *Options) *bool { return &o.BlunderFilter }),
 	spin("BlunderThreshold", 100, 0, 500, "percent of the rating-scaled loss the filter tolerates (0.30 at 800 to 0.10 at 2400 expected score)", func(o *Options) *int { return &o.BlunderThreshold }),
+	check("Calibration", true, "map UCI_Elo (and the opponent's rating) to the net's inputs, temperature, top-p and filter through the net's calibration, when it has one; off = UCI_Elo goes to the net as is", func(o *Options) *bool { return &o.Calibration }),
 	check("HumanTiming", true, "take as long as a human of the rating would (never more than a safe share of the clock)", func(o *Options) *bool { return &o.HumanTiming }),
 	spin("MoveOverhead", 100, 0, 5000, "milliseconds kept back for lag", func(o *Options) *int { return &o.MoveOverhead }),
 	str("NetFile", "", "net to load: HumChess .onnx or Maia/Lc0 .pb.gz; empty = the embedded default",

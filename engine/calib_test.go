@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/calib"
+	"github.com/humchess/humchess/uci"
+)
+
+// TestCalibrationMapsStrength: with a calibration beside the NetFile, the
+// net receives the calibrated rating inputs and the policy the calibrated
+// temperature, top-p and filter scale; with Calibration off, or no file,
+// UCI_Elo goes to the net as is; a calibration for another net is refused.
+func TestCalibrationMapsStrength(t *testing.T) {
+	fake := nets.NewFake(1)
+	hash := fake.Info().Hash
+	dir := t.TempDir()
+	withCal := filepath.Join(dir, "net.onnx")
+	otherCal := filepath.Join(dir, "other.onnx")
+	noCal := filepath.Join(dir, "plain.onnx")
+	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: hash, TimeClass: "blitz 180+2", Points: []calib.Point{
+		{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.8, BlunderScale: 0.4},
+		{Elo: 2400, Rating: 2000, Temperature: 1.5, TopP: 1, BlunderScale: 2, Candidates: 9},
+	}}
+	if err := c.WriteFile(calib.PathFor(withCal)); err != nil {
+		t.Fatal(err)
+	}
+	other := *c
+	other.NetHash = "0000"
+	if err := other.WriteFile(calib.PathFor(otherCal)); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name      string
+		netFile   string
+		off       bool
+		elo, opp  int
+		wantNotes []string
+		wantErr   error
+	}{
+		{name: "calibrated", netFile: withCal, elo: 1600, opp: 800,
+			wantNotes: []string{"context mover 1500 opponent 1000", "temperature 1.00 top-p 0.90 filter scale 1.20 candidates 9"}},
+		{name: "calibrated, scaled by the options", netFile: withCal, elo: 800, opp: 2400,
+			wantNotes: []string{"context mover 1000 opponent 2000", "temperature 0.50 top-p 0.80 filter scale 0.40 candidates 0"}},
+		{name: "calibration off", netFile: withCal, off: true, elo: 1600, opp: 800,
+			wantNotes: []string{"context mover 1600 opponent 800", "temperature 1.00 top-p 1.00 filter scale 1.00 candidates 0", "calibration off"}},
+		{name: "no calibration", netFile: noCal, elo: 1600, opp: 800,
+			wantNotes: []string{"context mover 1600 opponent 800", "temperature 1.00 top-p 1.00 filter scale 1.00", "calibration none for this net"}},
+		{name: "another net's", netFile: otherCal, elo: 1600, opp: 800, wantErr: calib.ErrOtherNet},
+		{name: "another net's, off", netFile: otherCal, off: true, elo: 1600, opp: 800,
+			wantNotes: []string{"context mover 1600 opponent 800"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(func(string, int) (nets.Net, error) { return nets.NewFake(1), nil })
+			defer e.Close()
+			o := uci.DefaultOptions()
+			o.NetFile, o.Elo, o.OpponentElo, o.Calibration, o.HumanTiming, o.Seed = tt.netFile, tt.elo, tt.opp, !tt.off, false, 1
+			if err := e.Configure(o); err != nil {
+				t.Fatalf("Configure: %v", err)
+			}
+			err := e.Ready()
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Ready = %v, want %v", err, tt.wantErr)
+				}
+				if _, err := e.Think(context.Background(), uci.Limits{WTime: -1, BTime: -1, WInc: -1, BInc: -1}); !errors.Is(err, tt.wantErr) {
+					t.Errorf("Think = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Ready: %v", err)
+			}
+			res, err := e.Think(context.Background(), uci.Limits{WTime: 180 * time.Second, BTime: 180 * time.Second, WInc: 2 * time.Second, BInc: 2 * time.Second})
+			if err != nil {
+				t.Fatalf("Think: %v", err)
+			}
+			notes := strings.Join(res.Notes, "\n")
+			for _, w := range tt.wantNotes {
+				if !strings.Contains(notes, w) {
+					t.Errorf("UCI_Elo %d opponent %d: notes lack %q:\n%s", tt.elo, tt.opp, w, notes)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,256 @@
+// Package calib is the UCI_Elo calibration that travels with a net: for a
+// few UCI_Elo labels, the settings that make the net play like humans of
+// that rating (the rating given to the net, a temperature, a top-p, the
+// blunder filter's scale and width), fitted by `humchess calibrate`, and
+// the interpolation between them. A net file NAME.onnx carries its
+// calibration beside it as NAME.calib.json; the calibrations of shipped
+// nets are embedded here (shipped/), found by the net's weight hash. It
+// must not know UCI, policy or how a net is built.
+package calib
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Version is the format version this package reads and writes.
+const Version = 1
+
+// ErrBad means a calibration file is malformed or inconsistent.
+var ErrBad = errors.New("calib: bad calibration")
+
+// ErrOtherNet means a calibration was fitted for another net.
+var ErrOtherNet = errors.New("calib: the calibration belongs to another net")
+
+// Point is the settings at one UCI_Elo label.
+type Point struct {
+	Elo          int     `json:"elo"`           // the UCI_Elo label (Elo)
+	Rating       float64 `json:"rating"`        // the rating input given to the net for this label (Elo)
+	Temperature  float64 `json:"temperature"`   // multiplies the Temperature option (1 = unchanged)
+	TopP         float64 `json:"top_p"`         // caps the TopP option (0..1; 1 = unchanged)
+	BlunderScale float64 `json:"blunder_scale"` // multiplies BlunderThreshold (1 = unchanged, 0 = only the best candidate passes)
+	Candidates   int     `json:"candidates"`    // candidates the blunder filter evaluates; 0 = the policy's default
+}
+
+// Calibration maps UCI_Elo labels to settings for one net.
+type Calibration struct {
+	Version   int    `json:"version"`
+	Net       string `json:"net"`        // the net's name when fitted (informative)
+	NetHash   string `json:"net_sha256"` // the net's weight hash (nets.Info.Hash); the calibration applies to this net only
+	TimeClass string `json:"time_class"` // the games it was fitted on, e.g. "blitz 180+2"
+	// Measured says how the points were measured: the command, the
+	// Stockfish budget, the games played; free text.
+	Measured string  `json:"measured"`
+	Points   []Point `json:"points"` // by increasing Elo
+}
+
+// Identity is the setting of a label without calibration: the label given
+// to the net as is, every lever unchanged.
+func Identity(elo int) Point {
+	return Point{Elo: elo, Rating: float64(elo), Temperature: 1, TopP: 1, BlunderScale: 1}
+}
+
+// Validate checks the format version, the points' order and ranges.
+func (c *Calibration) Validate() error {
+	bad := func(format string, a ...any) error { return fmt.Errorf("%w: %s", ErrBad, fmt.Sprintf(format, a...)) }
+	switch {
+	case c.Version != Version:
+		return bad("version %d, want %d", c.Version, Version)
+	case c.NetHash == "":
+		return bad("no net_sha256")
+	case len(c.Points) == 0:
+		return bad("no points")
+	}
+	for i, p := range c.Points {
+		switch {
+		case i > 0 && p.Elo <= c.Points[i-1].Elo:
+			return bad("points not in increasing elo order at %d", p.Elo)
+		case !finite(p.Rating) || p.Rating <= 0:
+			return bad("elo %d: rating %v", p.Elo, p.Rating)
+		case !finite(p.Temperature) || p.Temperature < 0:
+			return bad("elo %d: temperature %v", p.Elo, p.Temperature)
+		case !finite(p.TopP) || p.TopP <= 0 || p.TopP > 1:
+			return bad("elo %d: top_p %v not in (0, 1]", p.Elo, p.TopP)
+		case !finite(p.BlunderScale) || p.BlunderScale < 0:
+			return bad("elo %d: blunder_scale %v", p.Elo, p.BlunderScale)
+		case p.Candidates < 0:
+			return bad("elo %d: candidates %d", p.Elo, p.Candidates)
+		}
+	}
+	return nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// At returns the settings for a UCI_Elo label: linear interpolation between
+// the two points around it (Candidates: the larger of the two), the end
+// point's settings beyond the ends with the rating shifted by the distance
+// to it. A nil calibration gives Identity.
+func (c *Calibration) At(elo int) Point {
+	if c == nil || len(c.Points) == 0 {
+		return Identity(elo)
+	}
+	ps := c.Points
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Elo >= elo })
+	var out Point
+	switch {
+	case i == 0:
+		out = ps[0]
+		out.Rating += float64(elo - ps[0].Elo)
+	case i == len(ps):
+		out = ps[len(ps)-1]
+		out.Rating += float64(elo - out.Elo)
+	case ps[i].Elo == elo:
+		out = ps[i]
+	default:
+		a, b := ps[i-1], ps[i]
+		t := float64(elo-a.Elo) / float64(b.Elo-a.Elo)
+		lerp := func(x, y float64) float64 { return x + t*(y-x) }
+		out = Point{Rating: lerp(a.Rating, b.Rating), Temperature: lerp(a.Temperature, b.Temperature),
+			TopP: lerp(a.TopP, b.TopP), BlunderScale: lerp(a.BlunderScale, b.BlunderScale), Candidates: max(a.Candidates, b.Candidates)}
+	}
+	out.Elo = elo
+	out.Rating = max(out.Rating, 1)
+	return out
+}
+
+// Read reads and validates a calibration in JSON.
+func Read(r io.Reader) (*Calibration, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var c Calibration
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBad, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Write writes c as indented JSON.
+func (c *Calibration) Write(w io.Writer) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// PathFor is the calibration file beside a net file: its name without the
+// net extension (.onnx, .safetensors, .pb.gz, .pb) plus ".calib.json".
+func PathFor(netFile string) string {
+	base := netFile
+	for _, ext := range []string{".onnx", ".safetensors", ".pb.gz", ".pb"} {
+		if strings.HasSuffix(base, ext) {
+			base = strings.TrimSuffix(base, ext)
+			break
+		}
+	}
+	return base + ".calib.json"
+}
+
+// ReadFile reads the calibration at path.
+func ReadFile(path string) (*Calibration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// WriteFile writes c to path (through a temporary file, renamed).
+func (c *Calibration) WriteFile(path string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := c.Write(f); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// shippedFS holds the calibrations of shipped nets (shipped/*.calib.json).
+//
+//go:embed shipped
+var shippedFS embed.FS
+
+// Shipped returns the embedded calibration for the net whose weight hash
+// is hash, nil when there is none.
+func Shipped(hash string) (*Calibration, error) {
+	return findIn(shippedFS, "shipped", hash)
+}
+
+func findIn(fsys fs.FS, dir, hash string) (*Calibration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("calib: %w", err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".calib.json") {
+			continue
+		}
+		f, err := fsys.Open(path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("calib: %w", err)
+		}
+		c, err := Read(f)
+		_ = f.Close() // read-only
+		if err != nil {
+			return nil, fmt.Errorf("calib: shipped %s: %w", e.Name(), err)
+		}
+		if c.NetHash == hash {
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// For returns the calibration of a net: the file beside netFile when there
+// is one, else (for the embedded default net, netFile "") the shipped one
+// matching hash; nil when the net has none. A calibration fitted for
+// another net (another weight hash) is ErrOtherNet.
+func For(netFile, hash string) (*Calibration, error) {
+	if netFile == "" {
+		return Shipped(hash)
+	}
+	p := PathFor(netFile)
+	c, err := ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.NetHash != hash {
+		return nil, fmt.Errorf("%w: %s was fitted for net %s (sha256 %.12s), this net's sha256 is %.12s: run humchess calibrate again or delete it",
+			ErrOtherNet, p, c.Net, c.NetHash, hash)
+	}
+	return c, nil
+}

@@ -1,0 +1,141 @@
+package calib
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample() *Calibration {
+	return &Calibration{Version: Version, Net: "hc-test", NetHash: "abc123", TimeClass: "blitz 180+2", Points: []Point{
+		{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6},
+		{Elo: 1600, Rating: 1400, Temperature: 1.0, TopP: 1, BlunderScale: 1.5, Candidates: 10},
+		{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1},
+	}}
+}
+
+func TestAt(t *testing.T) {
+	c := sample()
+	tests := []struct {
+		elo  int
+		want Point
+	}{
+		{800, Point{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6}},
+		{1200, Point{Elo: 1200, Rating: 1200, Temperature: 0.75, TopP: 0.95, BlunderScale: 1.0, Candidates: 10}},
+		{2000, Point{Elo: 2000, Rating: 2000, Temperature: 0.65, TopP: 0.75, BlunderScale: 0.8, Candidates: 10}},
+		{2400, Point{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1}},
+		// beyond the ends: the end's settings, the rating shifted by the distance
+		{600, Point{Elo: 600, Rating: 800, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6}},
+		{2600, Point{Elo: 2600, Rating: 2800, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1}},
+	}
+	for _, tt := range tests {
+		got := c.At(tt.elo)
+		if got.Elo != tt.want.Elo || got.Candidates != tt.want.Candidates || !close(got.Rating, tt.want.Rating) ||
+			!close(got.Temperature, tt.want.Temperature) || !close(got.TopP, tt.want.TopP) || !close(got.BlunderScale, tt.want.BlunderScale) {
+			t.Errorf("At(%d) = %+v, want %+v", tt.elo, got, tt.want)
+		}
+	}
+	var none *Calibration
+	if got := none.At(1500); got != Identity(1500) {
+		t.Errorf("nil.At(1500) = %+v, want %+v", got, Identity(1500))
+	}
+}
+
+func close(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(c *Calibration)
+	}{
+		{"version", func(c *Calibration) { c.Version = 2 }},
+		{"no hash", func(c *Calibration) { c.NetHash = "" }},
+		{"no points", func(c *Calibration) { c.Points = nil }},
+		{"order", func(c *Calibration) { c.Points[1].Elo = 800 }},
+		{"rating", func(c *Calibration) { c.Points[0].Rating = 0 }},
+		{"temperature", func(c *Calibration) { c.Points[0].Temperature = math.NaN() }},
+		{"top_p", func(c *Calibration) { c.Points[0].TopP = 1.5 }},
+		{"blunder_scale", func(c *Calibration) { c.Points[0].BlunderScale = -1 }},
+		{"candidates", func(c *Calibration) { c.Points[0].Candidates = -1 }},
+	}
+	if err := sample().Validate(); err != nil {
+		t.Fatalf("Validate(sample) = %v", err)
+	}
+	for _, tt := range tests {
+		c := sample()
+		tt.mod(c)
+		if err := c.Validate(); !errors.Is(err, ErrBad) {
+			t.Errorf("%s: Validate = %v, want ErrBad", tt.name, err)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	c := sample()
+	c.Measured = "humchess calibrate, 3 rounds"
+	var b bytes.Buffer
+	if err := c.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatalf("Read(%s) = %v", b.String(), err)
+	}
+	var b2 bytes.Buffer
+	if err := got.Write(&b2); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != b2.String() {
+		t.Errorf("round trip changed the file:\n%s\nbecame\n%s", b.String(), b2.String())
+	}
+	if _, err := Read(strings.NewReader(strings.Replace(b.String(), `"net"`, `"nett"`, 1))); !errors.Is(err, ErrBad) {
+		t.Errorf("Read with an unknown field = %v, want ErrBad", err)
+	}
+}
+
+func TestPathFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"nets/hc-1.onnx":     "nets/hc-1.calib.json",
+		"m/maia-1500.pb.gz":  "m/maia-1500.calib.json",
+		"x.safetensors":      "x.calib.json",
+		"weird":              "weird.calib.json",
+		"dir.onnx/hc-2.onnx": "dir.onnx/hc-2.calib.json",
+	} {
+		if got := PathFor(in); got != want {
+			t.Errorf("PathFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFor: the file beside the net, none, another net's, the shipped set
+// for the default net.
+func TestFor(t *testing.T) {
+	dir := t.TempDir()
+	net := filepath.Join(dir, "hc-test.onnx")
+	if c, err := For(net, "abc123"); c != nil || err != nil {
+		t.Errorf("For without a file = %v, %v; want nil, nil", c, err)
+	}
+	if err := sample().WriteFile(PathFor(net)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := For(net, "abc123")
+	if err != nil || c == nil || c.Net != "hc-test" || len(c.Points) != 3 {
+		t.Errorf("For with the file = %+v, %v; want the sample", c, err)
+	}
+	if _, err := For(net, "def456"); !errors.Is(err, ErrOtherNet) {
+		t.Errorf("For another net's hash = %v, want ErrOtherNet", err)
+	}
+	if err := os.WriteFile(PathFor(net), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := For(net, "abc123"); !errors.Is(err, ErrBad) {
+		t.Errorf("For a malformed file = %v, want ErrBad", err)
+	}
+	if c, err := For("", "no-such-hash"); c != nil || err != nil {
+		t.Errorf("For the default net with an unknown hash = %v, %v; want nil, nil", c, err)
+	}
+}
