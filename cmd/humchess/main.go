@@ -19,10 +19,11 @@ var version = "dev"
 
 // subcommands maps each tool to its entry point.
 var subcommands = map[string]func(args []string) error{
-	"prep":  runPrep,
-	"eval":  runEval,
-	"match": runMatch,
-	"stats": runStats,
+	"prep":      runPrep,
+	"eval":      runEval,
+	"match":     runMatch,
+	"stats":     runStats,
+	"calibrate": runCalibrate,
 }
 
 const usage = `usage: humchess [-onnxruntime LIB] [command [flags]]
@@ -33,6 +34,7 @@ Commands:
   eval    move matching of nets and engines against human moves
   match   engine-versus-engine matches
   stats   human-likeness statistics of sets of games
+  calibrate  fit and measure what UCI_Elo means for a net against human play
   bench   fixed-position benchmark and signature
   version print the version
 Run "humchess COMMAND -h" for a command's flags. -onnxruntime names the ONNX

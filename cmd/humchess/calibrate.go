@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/humchess/humchess/nets/calib"
+	"github.com/humchess/humchess/nets/load"
+	"github.com/humchess/humchess/train/tools/calibrate"
+	"github.com/humchess/humchess/train/tools/match"
+)
+
+// runCalibrate is "humchess calibrate NET": measure what UCI_Elo means for a
+// net against human play and fit its calibration.
+func runCalibrate(args []string) error {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	setUsage(fs, "calibrate [flags] NET",
+		"Plays NET against itself at each UCI_Elo label on a virtual human clock, judges every move\n"+
+			"with Stockfish at a fixed node count, compares the blunder rate and centipawn loss with human\n"+
+			"players of the same band and time class, fits the calibration (temperature and blunder-filter\n"+
+			"scale per label) over -rounds, then plays the spread matches (X vs X-400) and the reference\n"+
+			"matches (Maia-X, Stockfish UCI_Elo X) and times the blunder filter. Prints the tables, writes\n"+
+			"PNGs, the games and NAME.calib.json to -out; -install copies the calibration beside NET.")
+	engine := fs.String("engine", "", "the humchess program playing (default: a copy of this one in -out, so a rebuild cannot change it mid-run)")
+	out := fs.String("out", "build/calib/run", "output folder: games, PNGs, the calibration, the human profile cache")
+	humans := fs.String("humans", "../shared/data/lichess-2022-06-2500.pgn.zst,../shared/data/online-misc-18k.pgn.zst", "human games, comma-separated PGN files")
+	site := fs.String("human-site", "lichess.org", "keep human games whose Site contains this (one rating pool)")
+	perBand := fs.Int("humans-per-band", 60, "human games judged per 200-point band of the players' mean rating")
+	tc := fs.String("tc", "180+2", "the games' time control (the net sees these clocks, run down like a human's)")
+	openings := fs.String("openings", "../shared/data/lichess-2022-06-2500.pgn.zst", "openings: a PGN whose games' first -opening-plies moves start the games")
+	openPlies := fs.Int("opening-plies", 8, "plies taken from each opening game (and left out of the humans' profile)")
+	seed := fs.Uint64("seed", 1, "shuffle of the openings")
+	labels := fs.String("labels", "800:2400:200", "UCI_Elo labels of the error profile, FROM:TO:STEP or a list")
+	rounds := fs.Int("rounds", 3, "profile rounds: the first measures the start settings, each next one a fitted step")
+	profileGames := fs.Int("profile-games", 20, "self-play games per label per round")
+	tops := fs.String("spread", "1200:2400:400", "X of the spread matches X vs X-gap, FROM:TO:STEP or a list")
+	gap := fs.Int("spread-gap", 400, "rating gap of the spread matches")
+	spreadGames := fs.Int("spread-games", 60, "games per spread match")
+	maia := fs.String("maia", "../shared/maia", "folder of maia-X.pb.gz for the Maia references (\"\" = none)")
+	maiaLabels := fs.String("maia-labels", "1100,1500,1900", "X of UCI_Elo X vs Maia-X")
+	stockfish := fs.String("stockfish", "/usr/games/stockfish", "Stockfish program, the judge and the reference")
+	sfLabels := fs.String("stockfish-labels", "1500,2000,2400", "X of UCI_Elo X vs Stockfish UCI_LimitStrength UCI_Elo max(X,1320)")
+	sfNodes := fs.Int64("stockfish-nodes", 50000, "the reference Stockfish's nodes per move")
+	refGames := fs.Int("ref-games", 20, "games per reference match (0 = none)")
+	judgeNodes := fs.Int64("judge-nodes", 10000, "Stockfish nodes per judged position (fixed: the profile is reproducible)")
+	filterPos := fs.Int("filter-positions", 100, "positions timed for the blunder filter's cost")
+	workers := fs.Int("workers", 2, "games at once and judging processes")
+	start := fs.String("start", "", "start from this calibration file (default: none, UCI_Elo to the net as is)")
+	install := fs.Bool("install", false, "copy the fitted calibration beside NET (calib.PathFor)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("calibrate needs one NET file")
+	}
+	netFile := fs.Arg(0)
+	net, err := load.Open(netFile, load.Options{})
+	if err != nil {
+		return err
+	}
+	info := net.Info()
+	if err := net.Close(); err != nil {
+		return err
+	}
+	cfg := calibrate.Config{Net: netFile, NetName: info.Name, NetHash: info.Hash, HumanSite: *site, HumansPerBand: *perBand,
+		Rounds: *rounds, ProfileGames: *profileGames, SpreadGap: *gap, SpreadGames: *spreadGames, MaiaDir: *maia,
+		Stockfish: *stockfish, StockfishNodes: *sfNodes, RefGames: *refGames, Judge: *stockfish, JudgeNodes: *judgeNodes,
+		FilterPositions: *filterPos, OpeningPlies: *openPlies, Workers: *workers, OutDir: *out, Progress: os.Stderr}
+	if *humans != "" {
+		cfg.Humans = strings.Split(*humans, ",")
+	}
+	t, err := match.ParseTimeControl(*tc)
+	if err != nil {
+		return err
+	}
+	cfg.TC = t
+	for _, l := range []struct {
+		flag string
+		s    string
+		dst  *[]int
+	}{{"labels", *labels, &cfg.Labels}, {"spread", *tops, &cfg.SpreadTops}, {"maia-labels", *maiaLabels, &cfg.MaiaLabels},
+		{"stockfish-labels", *sfLabels, &cfg.StockfishLabel}} {
+		if *l.dst, err = parseInts(l.s); err != nil {
+			return fmt.Errorf("-%s: %w", l.flag, err)
+		}
+	}
+	if *openings != "" {
+		o, err := match.LoadOpenings(*openings, *openPlies, 0)
+		if err != nil {
+			return err
+		}
+		cfg.Openings = match.Shuffle(o, *seed)
+	}
+	if *start != "" {
+		if cfg.Start, err = calib.ReadFile(*start); err != nil {
+			return err
+		}
+		if cfg.Start.NetHash != info.Hash {
+			return fmt.Errorf("-start %s: %w", *start, calib.ErrOtherNet)
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	cfg.Engine = *engine
+	if cfg.Engine == "" {
+		if cfg.Engine, err = copySelf(filepath.Join(*out, "humchess")); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := calibrate.Run(ctx, cfg)
+	if rep != nil {
+		if werr := rep.WriteText(os.Stdout); werr != nil && err == nil {
+			err = werr
+		}
+		pngs, perr := rep.WritePlots(*out)
+		if perr != nil && err == nil && !errors.Is(perr, context.Canceled) {
+			fmt.Fprintf(os.Stderr, "calibrate: plots: %v\n", perr)
+		}
+		for _, p := range pngs {
+			fmt.Printf("wrote %s\n", p)
+		}
+		if rep.Final != nil {
+			fmt.Printf("wrote %s\n", filepath.Join(*out, info.Name+".calib.json"))
+			if *install && err == nil {
+				dst := calib.PathFor(netFile)
+				if ierr := rep.Final.WriteFile(dst); ierr != nil {
+					return ierr
+				}
+				fmt.Printf("installed %s\n", dst)
+			}
+		}
+	}
+	return err
+}
+
+// parseInts reads "FROM:TO:STEP" or "A,B,C" ("" = none).
+func parseInts(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	if f := strings.Split(s, ":"); len(f) == 3 {
+		var v [3]int
+		for i, x := range f {
+			n, err := strconv.Atoi(strings.TrimSpace(x))
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", s, err)
+			}
+			v[i] = n
+		}
+		if v[2] <= 0 || v[1] < v[0] {
+			return nil, fmt.Errorf("%q: want FROM:TO:STEP with FROM <= TO and STEP > 0", s)
+		}
+		var out []int
+		for x := v[0]; x <= v[1]; x += v[2] {
+			out = append(out, x)
+		}
+		return out, nil
+	}
+	var out []int
+	for _, x := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", s, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// copySelf copies this program to dst, so the games are played by a binary
+// no rebuild replaces mid-run.
+func copySelf(dst string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(dst+".tmp", b, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(dst+".tmp", dst); err != nil {
+		return "", err
+	}
+	return filepath.Abs(dst)
+}

@@ -1,0 +1,68 @@
+package calibrate
+
+import (
+	"math"
+
+	"github.com/humchess/humchess/nets/calib"
+	"github.com/humchess/humchess/train/tools/internal/profile"
+	"github.com/humchess/humchess/train/tools/match"
+)
+
+// Fit bounds and damping.
+const (
+	MinTemperature = 0.05 // lowest temperature a fit may set
+	MaxTemperature = 3.0  // highest
+	MaxBlunder     = 5.0  // highest blunder-filter scale
+	Damping        = 0.7  // exponent on each correction ratio (1 = full step)
+	MinMoves       = 100  // moves, engine and human, a label needs to be adjusted
+)
+
+// Step returns the next settings of one label from the engine's and the
+// humans' error profile at that label: the temperature is multiplied by
+// (human cpl / engine cpl)^Damping (an engine that loses more centipawns
+// than the humans samples more sharply), the blunder-filter scale by
+// (human blunder rate / engine blunder rate)^Damping (an engine that
+// blunders too often filters harder), both bounded. With fewer than
+// MinMoves moves on either side the settings are kept.
+func Step(p calib.Point, engine, human profile.Cell) calib.Point {
+	if engine.Moves < MinMoves || human.Moves < MinMoves {
+		return p
+	}
+	ce, _, _ := engine.MeanCPL()
+	ch, _, _ := human.MeanCPL()
+	if ce > 0 && ch > 0 {
+		p.Temperature = clamp(p.Temperature*math.Pow(ch/ce, Damping), MinTemperature, MaxTemperature)
+	}
+	// Rates with half a blunder added, so that none in a small sample is
+	// not an infinite ratio.
+	be := (float64(engine.Blunders) + 0.5) / (float64(engine.Moves) + 1)
+	bh := (float64(human.Blunders) + 0.5) / (float64(human.Moves) + 1)
+	p.BlunderScale = clamp(p.BlunderScale*math.Pow(bh/be, Damping), 0, MaxBlunder)
+	return p
+}
+
+func clamp(x, lo, hi float64) float64 { return max(lo, min(hi, x)) }
+
+// Within reports whether the engine's value is within tol (a fraction,
+// 0.2 = 20%) of the humans'.
+func Within(engine, human, tol float64) bool {
+	return human > 0 && math.Abs(engine-human) <= tol*human
+}
+
+// ScoreInterval is the score fraction of s with its 95% normal interval
+// (the per-game variance of wins, draws and losses around the mean, as
+// match.Score.Elo uses), clipped to [0, 1]; NaN with no game.
+func ScoreInterval(s match.Score) (p, lo, hi float64) {
+	n := float64(s.Games())
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	p = s.Fraction()
+	w, d, l := float64(s.Wins)/n, float64(s.Draws)/n, float64(s.Losses)/n
+	se := math.Sqrt((w*(1-p)*(1-p) + d*(0.5-p)*(0.5-p) + l*p*p) / n)
+	return p, max(0, p-profile.Z*se), min(1, p+profile.Z*se)
+}
+
+// Expected is the Elo formula's expected score for a rating advantage of
+// gap points: 1 / (1 + 10^(-gap/400)).
+func Expected(gap float64) float64 { return 1 / (1 + math.Pow(10, -gap/400)) }

@@ -1,0 +1,213 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/humchess/humchess/train/plot"
+	"github.com/humchess/humchess/train/tools/internal/profile"
+)
+
+// Tolerance is the goal for the error profile: the engine within 20% of
+// the humans; Target* the goal for the spread (the Elo formula's score for
+// 400 points, ± 5%).
+const (
+	Tolerance     = 0.20
+	TargetSpread  = 0.91
+	TargetSpreadT = 0.05
+)
+
+// WriteText prints the report's tables: the error profile (humans beside
+// the engine in the first and last rounds and in the spread games), the
+// settings, the spread, the references, the filter's cost and the time
+// each phase took.
+func (rep *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	cfg := rep.Config
+	fmt.Fprintf(&b, "net %s (sha256 %.12s), %s %s on a virtual human clock (match.HumanCharge), moves judged by Stockfish at %d nodes\n",
+		cfg.NetName, cfg.NetHash, rep.Class, cfg.TC, cfg.JudgeNodes)
+	fmt.Fprintf(&b, "\nerror profile (band = rating ±%d; blunder: expected-score loss >= %.2f; cpl capped at ±%d cp; engine label = band); humans: %d games\n",
+		profile.BandWidth/2, profile.BlunderLoss, profile.CPCap, rep.HumanGames)
+	cols := []profile.Column{{Name: "humans", Profile: rep.Humans}}
+	for i, r := range rep.Rounds {
+		if i == 0 || i == len(rep.Rounds)-1 {
+			cols = append(cols, profile.Column{Name: fmt.Sprintf("engine round %d (%d games)", i+1, r.Games), Profile: r.Engine})
+		}
+	}
+	if len(rep.SpreadProf) > 0 {
+		cols = append(cols, profile.Column{Name: "engine spread games", Profile: rep.SpreadProf})
+	}
+	if err := profile.WriteTable(&b, cols, 1); err != nil {
+		return err
+	}
+	if n := len(rep.Rounds); n > 0 {
+		last := rep.Rounds[n-1]
+		fmt.Fprintf(&b, "\nlast round against humans (goal: within %.0f%%): label  blunder%% engine/human  cpl engine/human\n", 100*Tolerance)
+		ok := 0
+		for _, p := range last.Settings.Points {
+			k := profile.Key{Band: profile.Band(p.Elo), Class: rep.Class}
+			e, h := last.Engine.Get(k), rep.Humans.Get(k)
+			be, _, _ := e.BlunderRate()
+			bh, _, _ := h.BlunderRate()
+			ce, _, _ := e.MeanCPL()
+			ch, _, _ := h.MeanCPL()
+			both := Within(be, bh, Tolerance) && Within(ce, ch, Tolerance)
+			if both {
+				ok++
+			}
+			fmt.Fprintf(&b, "  %5d  %5.1f / %-5.1f %s  %4.0f / %-4.0f %s\n", p.Elo, 100*be, 100*bh, mark(Within(be, bh, Tolerance)), ce, ch, mark(Within(ce, ch, Tolerance)))
+		}
+		fmt.Fprintf(&b, "  %d of %d labels within %.0f%% on both\n", ok, len(last.Settings.Points), 100*Tolerance)
+	}
+
+	fmt.Fprintf(&b, "\nsettings per round (rating input / temperature / blunder scale):\n  label")
+	for i := range rep.Rounds {
+		fmt.Fprintf(&b, " | round %-15d", i+1)
+	}
+	b.WriteString(" | final (written)\n")
+	if rep.Final != nil {
+		for j, p := range rep.Final.Points {
+			fmt.Fprintf(&b, "  %5d", p.Elo)
+			for _, r := range rep.Rounds {
+				q := r.Settings.Points[j]
+				fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f  ", q.Rating, q.Temperature, q.BlunderScale)
+			}
+			fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f\n", p.Rating, p.Temperature, p.BlunderScale)
+		}
+	}
+
+	if len(rep.Spreads) > 0 {
+		fmt.Fprintf(&b, "\nspread (goal %.0f%% ± %.0f%% for %d points):\n", 100*TargetSpread, 100*TargetSpreadT, cfg.SpreadGap)
+		for _, s := range rep.Spreads {
+			p, lo, hi := ScoreInterval(s.Score)
+			d, dlo, dhi := s.Score.Elo()
+			fmt.Fprintf(&b, "  UCI_Elo %d vs %d: %d games, W-D-L %d-%d-%d, score %.1f%% [%.1f, %.1f], Elo %s [%s, %s] %s\n",
+				s.Top, s.Bottom, s.Score.Games(), s.Score.Wins, s.Score.Draws, s.Score.Losses, 100*p, 100*lo, 100*hi,
+				elo(d), elo(dlo), elo(dhi), mark(math.Abs(p-TargetSpread) <= TargetSpreadT))
+		}
+	}
+	if len(rep.References) > 0 {
+		b.WriteString("\nreferences (reported, not gated):\n")
+		for _, r := range rep.References {
+			p, lo, hi := ScoreInterval(r.Score)
+			d, dlo, dhi := r.Score.Elo()
+			fmt.Fprintf(&b, "  UCI_Elo %d vs %s: %d games, W-D-L %d-%d-%d, score %.1f%% [%.1f, %.1f], Elo %s [%s, %s]\n",
+				r.Label, r.Opponent, r.Score.Games(), r.Score.Wins, r.Score.Draws, r.Score.Losses, 100*p, 100*lo, 100*hi, elo(d), elo(dlo), elo(dhi))
+		}
+	}
+	if len(rep.Filter) > 0 {
+		b.WriteString("\nblunder filter cost per move (positions evaluated; median ms from go to bestmove through the pipe, wall clock: inflated on a loaded machine):\n")
+		for _, f := range rep.Filter {
+			fmt.Fprintf(&b, "  UCI_Elo %d, %d positions: filter on %.1f positions %.1f ms; off %.1f positions %.1f ms\n",
+				f.Label, f.Moves, f.NodesOn, f.MillisOn, f.NodesOff, f.MillisOff)
+		}
+	}
+	b.WriteString("\ntime:")
+	var phases []string
+	for k := range rep.Elapsed {
+		phases = append(phases, k)
+	}
+	sort.Strings(phases)
+	for _, k := range phases {
+		fmt.Fprintf(&b, " %s %.0f s;", k, rep.Elapsed[k].Seconds())
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "--"
+}
+
+func elo(x float64) string {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return fmt.Sprint(x)
+	}
+	if math.Abs(x) < 0.5 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.0f", x)
+}
+
+// WritePlots writes spread.png (score against the top label, with the
+// target), blunders.png and cpl.png (against the rating, humans and engine
+// on one chart; the intervals are in the text tables) into dir, and returns their paths.
+func (rep *Report) WritePlots(dir string) ([]string, error) {
+	var out []string
+	write := func(name string, c plot.Chart) error {
+		png, err := plot.Lines(c)
+		if err != nil {
+			return fmt.Errorf("calibrate: %s: %w", name, err)
+		}
+		p := filepath.Join(dir, name)
+		out = append(out, p)
+		return os.WriteFile(p, png, 0o644)
+	}
+	if len(rep.Spreads) > 0 {
+		var x, y, lo, hi, target []float64
+		for _, s := range rep.Spreads {
+			p, l, h := ScoreInterval(s.Score)
+			x = append(x, float64(s.Top))
+			y, lo, hi, target = append(y, 100*p), append(lo, 100*l), append(hi, 100*h), append(target, 100*Expected(float64(s.Top-s.Bottom)))
+		}
+		if err := write("spread.png", plot.Chart{
+			Title:  fmt.Sprintf("UCI_Elo X vs X-%d: score of X (target %.0f%%)", rep.Config.SpreadGap, 100*TargetSpread),
+			XLabel: "X (UCI_Elo)", YLabel: "score %", YMin: 0, YMax: 100,
+			Series: []plot.Series{{Name: "score", X: x, Y: y}, {Name: "95% low", X: x, Y: lo}, {Name: "95% high", X: x, Y: hi},
+				{Name: "Elo formula", X: x, Y: target}},
+		}); err != nil {
+			return out, err
+		}
+	}
+	var labels []int
+	if rep.Final != nil {
+		for _, p := range rep.Final.Points {
+			labels = append(labels, p.Elo)
+		}
+	}
+	type col struct {
+		name string
+		p    profile.Profile
+	}
+	cols := []col{{"humans", rep.Humans}}
+	for i, r := range rep.Rounds {
+		if i == 0 || i == len(rep.Rounds)-1 {
+			cols = append(cols, col{fmt.Sprintf("engine round %d", i+1), r.Engine})
+		}
+	}
+	for _, what := range []string{"blunders", "cpl"} {
+		var series []plot.Series
+		for _, c := range cols {
+			x := make([]float64, len(labels))
+			y := make([]float64, len(labels))
+			for i, l := range labels {
+				x[i] = float64(l)
+				cell := c.p.Get(profile.Key{Band: profile.Band(l), Class: rep.Class})
+				if what == "blunders" {
+					p, _, _ := cell.BlunderRate()
+					y[i] = 100 * p
+				} else {
+					y[i], _, _ = cell.MeanCPL()
+				}
+			}
+			series = append(series, plot.Series{Name: c.name, X: x, Y: y})
+		}
+		title, ylabel := "blunder rate per move ("+rep.Class.String()+"; 95% intervals in the table)", "blunders %"
+		if what == "cpl" {
+			title, ylabel = "average centipawn loss per move ("+rep.Class.String()+"; 95% intervals in the table)", "centipawns"
+		}
+		if err := write(what+".png", plot.Chart{Title: title, XLabel: "rating (humans) / UCI_Elo (engine)", YLabel: ylabel, Series: series}); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
