@@ -38,6 +38,11 @@ build-embed: onnxruntime ## build bin/humchess-embed: one file with the ONNX Run
 	@echo "building bin/humchess-embed $(BUILD_NOTE)"
 	$(GO) build -tags ortembed -ldflags "$(LDFLAGS)" -o bin/humchess-embed ./cmd/humchess
 
+RELEASE_DIR ?= build/release
+.PHONY: release
+release: ## cross-build one self-contained executable per platform (Linux amd64/arm64, Windows amd64, macOS arm64) and SHA256SUMS into RELEASE_DIR (build/release)
+	VERSION=$(VERSION) GO=$(GO) ./scripts/release.sh $(RELEASE_DIR)
+
 PREFIX ?= $(HOME)/.local
 install: build-embed ## install the single-file engine as PREFIX/bin/humchess (PREFIX default ~/.local; PREFIX=/usr/local with sudo)
 	install -D -m 0755 bin/humchess-embed $(DESTDIR)$(PREFIX)/bin/humchess

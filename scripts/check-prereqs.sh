@@ -3,6 +3,7 @@
 # testing, and says what to install. Usage:
 #   scripts/check-prereqs.sh engine   # make build/run/test-engine: Go 1.26, npm (or the ONNX Runtime library)
 #   scripts/check-prereqs.sh train    # make test/train-*: also g++, libtorch-dev, libopenblas0-pthread, libjemalloc2
+#   scripts/check-prereqs.sh release  # make release: Go, npm, gcc, the mingw-w64 cross-compiler
 # Exits 1 and lists every missing piece; prints nothing else when all is there.
 set -uo pipefail
 level=${1:-engine}
@@ -46,10 +47,19 @@ need_train() {
   grep -q 'libjemalloc\.so\.2' <<<"$libs" || { missing+=("jemalloc"); apt+=(libjemalloc2); }
 }
 
+need_release() {
+  command -v npm >/dev/null || { [ -f "$root/build/onnxruntime/libonnxruntime.so.1" ] && [ -f "$root/build/onnxruntime/onnxruntime.dll" ]; } ||
+    { missing+=("npm, to fetch the ONNX Runtime libraries once"); apt+=(npm); }
+  command -v gcc >/dev/null || { missing+=("gcc (cgo, for the Linux build)"); apt+=(gcc); }
+  command -v x86_64-w64-mingw32-gcc >/dev/null ||
+    { missing+=("x86_64-w64-mingw32-gcc (cgo, for the Windows build)"); apt+=(gcc-mingw-w64-x86-64); }
+}
+
 case $level in
   engine) need_go; need_npm ;;
   train) need_go; need_npm; need_train ;;
-  *) echo "usage: $0 engine|train" >&2; exit 2 ;;
+  release) need_go; need_release ;;
+  *) echo "usage: $0 engine|train|release" >&2; exit 2 ;;
 esac
 
 [ ${#missing[@]} -eq 0 ] && exit 0
