@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 wine_run=${WINE_RUN:-../shared/tools/wine/run}
 out=build/ci-release
-export WINEPREFIX=${WINEPREFIX:-/tmp/wineprefix-$(id -u)}
+export WINEPREFIX=${WINEPREFIX:-$PWD/build/wineprefix} # the Wine prefix wine/run makes and uses
 t0=$SECONDS
 
 [ -x "$wine_run" ] || { echo "ci-windows: $wine_run not found (the shared tools beside the checkout)" >&2; exit 1; }
