@@ -150,10 +150,19 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 }
 
 // checkInputs opens every input file (not stdin) before anything is
-// written, so that a missing or unreadable file leaves no output behind.
+// written, so that a missing or unreadable file leaves no output behind. A
+// named pipe or other non-regular file is only checked to exist: opening it
+// here would consume what its writer sends (prep <(zstd -dc ...)).
 func checkInputs(inputs []string) error {
 	for _, path := range inputs {
 		if path == "-" {
+			continue
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("prep: input %s: %w", path, err)
+		}
+		if !fi.Mode().IsRegular() {
 			continue
 		}
 		rc, err := pgn.Open(path)
