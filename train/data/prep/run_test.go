@@ -213,7 +213,7 @@ func TestSplitByGame(t *testing.T) {
 func TestKilledRun(t *testing.T) {
 	src := dataFile(t, lichessSample)
 	if _, err := exec.LookPath("zstd"); err != nil {
-		t.Skip("zstd not installed") // CI does not install the zstd command: a skip, not a failure, there too
+		testenv.Missing(t, "the zstd command is not installed (apt-get install zstd): %v", err)
 	}
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "in.pgn")
