@@ -19,12 +19,13 @@
 # stderr, or "info string error" on its stdout), or a game that did not drive
 # the engine as asked (no UCI_Elo setoption; go ponder with pondering off, or
 # none with it on), or that never starts (no position for the engine within
-# 3 minutes). Each game's folder keeps run-game's log and JSON and the
+# 2 minutes, 3 times: a game that stalls so is started again). Each game's folder keeps run-game's log and JSON and the
 # engine's UCI input, output and stderr.
 #
 # Environment: LICHESS_BOT_GAMES (names of the games to play; default all),
 # HUMCHESS_SHARED (default ../shared), PYTHON (default /usr/bin/python3,
-# Debian's, as run-game), OPPONENT (default /usr/games/stockfish).
+# Debian's, as run-game), OPPONENT (default /usr/games/stockfish), STALL_SECS
+# (how long a game may wait for its first position; default 120).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 engine=$(readlink -f "${1:-bin/humchess}")
@@ -68,11 +69,26 @@ rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# play NAME INITIAL INC ELO PONDER: one game in $out/NAME. The engine run-game
-# starts is a wrapper that logs the engine's UCI input and output (tee) and its
-# stderr. It ends the input's tee when the engine exits: python-chess counts
-# the engine gone only when every pipe to it has closed.
+# play NAME INITIAL INC ELO PONDER: one game in $out/NAME, started again (up
+# to 3 attempts in all) when it never starts; the attempts that stalled keep
+# their logs in $out/NAME.stalled-N.
 play() {
+  local name=$1 attempt
+  for attempt in 1 2 3; do
+    rm -rf "$out/$name"
+    attempt "$@"
+    [ -f "$out/$name/stalled" ] || break
+    [ "$attempt" = 3 ] && break
+    mv "$out/$name" "$out/$name.stalled-$attempt"
+  done
+  echo "$attempt" >"$out/$name/attempts"
+}
+
+# attempt NAME INITIAL INC ELO PONDER: one try at the game. The engine
+# run-game starts is a wrapper that logs the engine's UCI input and output
+# (tee) and its stderr. It ends the input's tee when the engine exits:
+# python-chess counts the engine gone only when every pipe to it has closed.
+attempt() {
   local name=$1 initial=$2 inc=$3 elo=$4 ponder=$5
   local dir=$out/$name
   mkdir -p "$dir"
@@ -108,9 +124,10 @@ EOF
   # run-game's mock starts Stockfish outside its error handling: when that
   # fails (python-chess allows its handshake 10 s, short on a loaded machine)
   # the mock waits for a move that never comes until the time limit. Such a
-  # game never sends the engine a position: end it after 3 minutes.
+  # game never sends the engine a position: end it after 2 minutes (a started
+  # game sends the first one within seconds: the engine plays Black).
   while kill -0 "$game" 2>/dev/null; do
-    if [ $((SECONDS - start)) -gt 180 ] && ! grep -q '^position' "$dir/engine.in" 2>/dev/null; then
+    if [ $((SECONDS - start)) -gt "${STALL_SECS:-120}" ] && ! grep -q '^position' "$dir/engine.in" 2>/dev/null; then
       echo "stalled" >"$dir/stalled"
       kill "$game"
       break
@@ -128,7 +145,7 @@ verdict() {
   read -r rc secs <"$dir/status"
   if [ -f "$dir/stalled" ]; then
     printf '%-19s %4s s  never started\n' "$name" "$secs"
-    echo "  FAULT lichess-bot sent the engine no position in 3 minutes: a machine too busy to start Python and Stockfish, or run-game's mock failed to start Stockfish (run again; logs in $dir)"
+    echo "  FAULT lichess-bot sent the engine no position in ${STALL_SECS:-120} s, 3 times: a machine too busy to start Python and Stockfish, or run-game's mock failed to start Stockfish (logs in $dir and $dir.stalled-*)"
     return 1
   fi
   { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && faults+=("hang: the game outlived its time limit (killed after ${secs} s)")
@@ -182,7 +199,10 @@ EOF
   elif [ "$ponder" = false ] && [ "${ponders:-0}" != 0 ]; then
     faults+=("pondering off, but lichess-bot sent go ponder $ponders times")
   fi
-  printf '%-19s %4s s  %s, %s go ponder\n' "$name" "$secs" "$summary" "${ponders:-0}"
+  local attempts
+  attempts=$(cat "$dir/attempts" 2>/dev/null || echo 1)
+  [ "$attempts" = 1 ] && attempts="" || attempts=" (started on attempt $attempts)"
+  printf '%-19s %4s s  %s, %s go ponder%s\n' "$name" "$secs" "$summary" "${ponders:-0}" "$attempts"
   if [ ${#faults[@]} -gt 0 ]; then
     printf '  FAULT %s\n' "${faults[@]}"
     echo "  (logs in $dir; the end of run.log:)"
@@ -198,6 +218,7 @@ for g in "${games[@]}"; do
   # shellcheck disable=SC2086
   play $g &
   pids+=($!)
+  sleep 5 # five Pythons and Stockfishes starting at once stalled a game in CI
 done
 # timeout puts each game in its own process group: on an interrupt, end them.
 trap 'trap - INT TERM; for p in "${pids[@]}"; do pkill -TERM -P "$p"; done; exit 130' INT TERM
