@@ -41,6 +41,8 @@ func runMatch(args []string) error {
 	maxPlies := fs.Int("max-plies", 400, "a game this long is a draw (0 = no limit)")
 	margin := fs.Duration("margin", 50*time.Millisecond, "time an engine may overstep its clock")
 	stall := fs.Duration("stall", 10*time.Second, "wait for a move beyond the limit before declaring a stall")
+	thinkClock := fs.Bool("think-clock", false, "with -tc: charge each move the think time the engine reports (HumChess in debug mode, which the match turns on) plus -lag, not the wall time, so a loaded machine does not change the clocks")
+	lag := fs.Duration("lag", 20*time.Millisecond, "with -think-clock: charged per move on top of the reported think")
 	ready := fs.Duration("ready-timeout", 0, "how long an engine may take to start (uciok, readyok) and to answer isready; 0 = 10 s to start, 5 s for isready (raise it for engines under Wine)")
 	adjCmd := fs.String("adjudicate", "", "adjudicating engine command, e.g. /usr/games/stockfish")
 	adjNodes := fs.Int64("adjudicate-nodes", 20000, "adjudicator's nodes per position")
@@ -53,6 +55,7 @@ func runMatch(args []string) error {
 		return err
 	}
 	cfg := match.Config{Games: *games, Concurrency: *conc, MaxPlies: *maxPlies, Margin: *margin, StallTimeout: *stall, ReadyTimeout: *ready, Event: *event,
+		ThinkClock: *thinkClock, Lag: *lag,
 		TC: match.TimeControl{Nodes: *nodes, Depth: *depth, MoveTime: *movetime}}
 	if *tc != "" {
 		t, err := match.ParseTimeControl(*tc)

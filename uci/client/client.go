@@ -368,6 +368,15 @@ func refusal(line string) (string, bool) {
 	return "", false
 }
 
+// Debug sends "debug on" (or "debug off"): engines then print details,
+// HumChess its notes, as info strings (Result.Strings).
+func (e *Engine) Debug(on bool) error {
+	if on {
+		return e.send("debug on")
+	}
+	return e.send("debug off")
+}
+
 // IsReady sends isready and waits for readyok (ReadyTimeout).
 func (e *Engine) IsReady(ctx context.Context) error {
 	return e.isReady(ctx, e.cfg.readyTimeout())
@@ -471,6 +480,7 @@ type Result struct {
 	Score    Score         // the last score of the last info line that had one
 	Depth    int           // the last reported depth
 	Nodes    int64         // the last reported node count
+	Strings  []string      // the engine's "info string" messages, in order
 }
 
 // Go sends the limits and waits for bestmove until timeout has passed since
@@ -501,6 +511,11 @@ func (e *Engine) Go(ctx context.Context, l Limits, timeout time.Duration) (Resul
 		switch f[0] {
 		case "info":
 			parseInfo(f, &r)
+			if len(f) >= 2 && f[1] == "string" {
+				msg := strings.TrimSpace(line)
+				msg = strings.TrimSpace(msg[strings.Index(msg, "string")+len("string"):])
+				r.Strings = append(r.Strings, msg)
+			}
 		case "bestmove":
 			if len(f) < 2 {
 				return r, e.fail(fmt.Errorf("%w: %q", ErrMalformed, line))

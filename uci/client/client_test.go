@@ -193,6 +193,23 @@ func TestGoWithoutLimit(t *testing.T) {
 	assert.ErrorIs(t, err, ErrBadRequest)
 }
 
+// TestDebugStrings: after Debug(true) the engine's info strings come back
+// in Result.Strings, in order; without debug the fake engine says none.
+func TestDebugStrings(t *testing.T) {
+	e, err := Start(context.Background(), Config{Path: fakeEngine(t), Args: []string{"-report-think", "1.5s"}})
+	require.NoError(t, err)
+	defer e.Close()
+	require.NoError(t, e.Position("", nil))
+	r, err := e.Go(context.Background(), Limits{MoveTime: time.Second}, 5*time.Second)
+	require.NoError(t, err)
+	assert.Empty(t, r.Strings, "no debug, no notes")
+
+	require.NoError(t, e.Debug(true))
+	r, err = e.Go(context.Background(), Limits{MoveTime: time.Second}, 5*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"played " + r.BestMove + " think 1.5s"}, r.Strings)
+}
+
 const stockfish = "/usr/games/stockfish"
 
 func TestStockfish(t *testing.T) {

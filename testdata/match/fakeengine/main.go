@@ -30,6 +30,7 @@ func main() {
 	noUCIOK := flag.Bool("no-uciok", false, "never answer uci")
 	noReadyOK := flag.Bool("no-readyok", false, "never answer isready")
 	think := flag.Duration("think", 0, "time spent on each move")
+	reportThink := flag.Duration("report-think", -1, "in debug mode, say before each bestmove \"info string played M think D\", as HumChess does")
 	plan := flag.String("plan", "", "per-game misbehaviour, games counted by ucinewgame: comma-separated crash:N, illegal:N, sleep:N, garbage:N or ok (fires at the game's go number N+1)")
 	state := flag.String("state", "", "file keeping the ucinewgame count across restarts (for -plan)")
 	flag.Parse()
@@ -45,6 +46,7 @@ func main() {
 	}
 	var g *board.Game
 	gos := 0
+	debug := false
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -64,6 +66,8 @@ func main() {
 			if msg := setOption(f[1:]); msg != "" {
 				say("info string error: %s", msg)
 			}
+		case "debug":
+			debug = len(f) > 1 && f[1] == "on"
 		case "isready":
 			if !*noReadyOK {
 				say("readyok")
@@ -128,6 +132,9 @@ func main() {
 			}
 			m := moves[rng.IntN(len(moves))]
 			say("info depth 1 score cp %d nodes 1 pv %s", rng.IntN(41)-20, m)
+			if *reportThink >= 0 && debug {
+				say("info string played %s think %v", m, *reportThink)
+			}
 			say("bestmove %s", m)
 		case "quit":
 			return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -125,6 +126,14 @@ type Config struct {
 	// speed. A move may then take at most MoveTime + Margin + StallTimeout
 	// of real time, and nobody loses on time.
 	Charge func(remaining, inc time.Duration) time.Duration
+	// ThinkClock, with a clock, charges each move the think time the
+	// engine reports (ReportedThink: "think D" in an info string, as
+	// HumChess prints in debug mode, which the match turns on) plus Lag,
+	// instead of the wall time the move took: a loaded machine then slows
+	// the match, not the clocks. A move without a reported think is
+	// charged its wall time; a clock run below -Margin loses on time.
+	ThinkClock bool
+	Lag        time.Duration // ThinkClock's charge per move on top of the think
 	// ReadyTimeout is how long an engine may take to start and to answer
 	// isready (ucinewgame); 0 = the client's defaults (10 s, 5 s).
 	ReadyTimeout time.Duration
@@ -467,6 +476,11 @@ func (w *worker) play(ctx context.Context, round int) *GameResult {
 			}
 			return w.lose(r, i, failKind(err, false), err)
 		}
+		if cfg.ThinkClock {
+			if err := w.eng[i].Debug(true); err != nil {
+				return w.lose(r, i, FailCrash, err)
+			}
+		}
 	}
 	adj := cfg.Adjudicate
 	if adj != nil && (w.adj == nil || !w.adj.Alive()) {
@@ -507,8 +521,13 @@ func (w *worker) play(ctx context.Context, round int) *GameResult {
 		if cfg.TC.Clock() {
 			lim.WTime, lim.BTime, lim.WInc, lim.BInc = clocks[0], clocks[1], cfg.TC.Inc, cfg.TC.Inc
 			timeout = clocks[side] + cfg.Margin
-			if cfg.TC.MoveTime > 0 || cfg.TC.Nodes > 0 || cfg.TC.Depth > 0 || cfg.Charge != nil {
+			switch {
+			case cfg.Charge != nil: // the wall time is not charged, however short the clock
+				timeout = cfg.TC.MoveTime + cfg.Margin + cfg.stall()
+			case cfg.TC.MoveTime > 0 || cfg.TC.Nodes > 0 || cfg.TC.Depth > 0:
 				timeout = min(timeout, cfg.TC.MoveTime+cfg.Margin+cfg.stall())
+			case cfg.ThinkClock:
+				timeout += cfg.stall() // only the reported think is charged
 			}
 		}
 		res, err := e.Go(ctx, lim, timeout)
@@ -516,15 +535,19 @@ func (w *worker) play(ctx context.Context, round int) *GameResult {
 			if ctx.Err() != nil {
 				return nil
 			}
-			kind := failKind(err, cfg.TC.Clock() && timeout == clocks[side]+cfg.Margin)
+			kind := failKind(err, cfg.TC.Clock() && !cfg.ThinkClock && timeout == clocks[side]+cfg.Margin)
 			return w.lose(r, i, kind, err)
 		}
 		if cfg.TC.Clock() && cfg.Charge != nil {
 			clocks[side] = max(clocks[side]-cfg.Charge(clocks[side], cfg.TC.Inc), 0) + cfg.TC.Inc
 		} else if cfg.TC.Clock() {
-			left := clocks[side] - res.Elapsed
+			used := res.Elapsed
+			if d, ok := ReportedThink(res.Strings); ok && cfg.ThinkClock {
+				used = d + cfg.Lag
+			}
+			left := clocks[side] - used
 			if left < -cfg.Margin {
-				return w.lose(r, i, FailTime, fmt.Errorf("used %v with %v on the clock", res.Elapsed.Round(time.Millisecond), clocks[side]))
+				return w.lose(r, i, FailTime, fmt.Errorf("used %v with %v on the clock", used.Round(time.Millisecond), clocks[side]))
 			}
 			clocks[side] = max(left, 0) + cfg.TC.Inc
 		}
@@ -612,6 +635,26 @@ func (w *worker) lose(r *GameResult, i int, kind string, err error) *GameResult 
 		_ = e.Close() // Close always succeeds
 	}
 	return r
+}
+
+// thinkNote is how HumChess reports a move's think time in an info string:
+// "... think 1.234s" at the end of its "played" note.
+var thinkNote = regexp.MustCompile(`(?:^|\s)think (\S+)$`)
+
+// ReportedThink returns the think time the last of an engine's info
+// strings that ends in "think D" (a Go duration: 1.234s, 850ms, 0s) gives;
+// ok is false when none does.
+func ReportedThink(infos []string) (d time.Duration, ok bool) {
+	for i := len(infos) - 1; i >= 0; i-- {
+		m := thinkNote.FindStringSubmatch(strings.TrimSpace(infos[i]))
+		if m == nil {
+			continue
+		}
+		if d, err := time.ParseDuration(m[1]); err == nil && d >= 0 {
+			return d, true
+		}
+	}
+	return 0, false
 }
 
 // HumanCharge is a virtual clock's charge (Config.Charge) shaped like a

@@ -362,6 +362,64 @@ func TestVirtualClock(t *testing.T) {
 	assert.Empty(t, sum.Failures[1], "a virtual clock of 20 ms: no time forfeit")
 }
 
+// TestThinkClock: with ThinkClock, each move costs the think time the
+// engine reports in debug mode (which the match turns on) plus Lag,
+// whatever the wall time; a report beyond the clock loses on time.
+func TestThinkClock(t *testing.T) {
+	bin := fakeEngine(t)
+	reports := func(d string) EngineSpec { return EngineSpec{Path: bin, Args: []string{"-report-think", d}} }
+	var out strings.Builder
+	cfg := Config{
+		Engines: [2]EngineSpec{reports("2s"), reports("1.5s")},
+		TC:      TimeControl{Base: 60 * time.Second},
+		Games:   1, MaxPlies: 4, PGN: &out, ThinkClock: true, Lag: 100 * time.Millisecond,
+	}
+	sum, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Equal(t, 1, sum.Games)
+	gs := readPGN(t, out.String())
+	require.Len(t, gs, 1)
+	// White 60 - 2.1 = 57.9, then 55.8; Black 60 - 1.6 = 58.4, then 56.8.
+	assert.Equal(t, []float64{57.9, 58.4, 55.8, 56.8}, gs[0].Clocks, "clocks charged the reported think plus lag")
+
+	// A reported think beyond the clock loses on time at once, though the
+	// fake engine answers in milliseconds.
+	cfg.Engines[0] = reports("61s")
+	out.Reset()
+	sum, err = Run(context.Background(), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.Failures[0][FailTime], "engine 1 reported 61 s on a 60 s clock: %+v", sum.Failures)
+
+	// Without a report the wall time counts.
+	cfg.Engines = [2]EngineSpec{{Path: bin}, {Path: bin}}
+	out.Reset()
+	sum, err = Run(context.Background(), cfg)
+	require.NoError(t, err)
+	gs = readPGN(t, out.String())
+	require.Len(t, gs, 1)
+	assert.Greater(t, gs[0].Clocks[0], 59.0, "a fast engine without reports keeps its clock")
+}
+
+func TestReportedThink(t *testing.T) {
+	for _, tt := range []struct {
+		in   []string
+		want time.Duration
+		ok   bool
+	}{
+		{[]string{"net x", "played e2e4 prob 12.0% threshold 0.000 rejected [] think 1.234s"}, 1234 * time.Millisecond, true},
+		{[]string{"played e2e4 think 850ms", "strength something"}, 850 * time.Millisecond, true},
+		{[]string{"played e2e4 think 0s"}, 0, true},
+		{[]string{"played e2e4 think 1s", "played d2d4 think 2s"}, 2 * time.Second, true}, // the last one
+		{[]string{"think about it"}, 0, false},
+		{[]string{"played e2e4 think -1s"}, 0, false},
+		{nil, 0, false},
+	} {
+		got, ok := ReportedThink(tt.in)
+		assert.Equal(t, tt.ok, ok, "ReportedThink(%q) ok", tt.in)
+		assert.Equal(t, tt.want, got, "ReportedThink(%q)", tt.in)
+	}
+}
+
 func TestHumanCharge(t *testing.T) {
 	for _, tt := range []struct{ remaining, inc, want time.Duration }{
 		{180 * time.Second, 2 * time.Second, 7200*time.Millisecond + 1600*time.Millisecond},
