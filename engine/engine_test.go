@@ -100,7 +100,9 @@ func TestHumanTimingWaits(t *testing.T) {
 		require.NoError(t, s.Execute(l))
 	}
 	s.Sync()
-	safe := policy.Clock{Remaining: 4 * time.Second, Overhead: 0}.SafeLimit() // 4s/20 = 200 ms
+	// 0.2 of the 2 s beyond the reserve, 400 ms: a 4-second game (its base
+	// the first clock) is not in time trouble.
+	safe := policy.Clock{Remaining: 4 * time.Second, Base: 4 * time.Second}.SafeLimit()
 	start := time.Now()
 	require.NoError(t, s.Execute("go wtime 4000 btime 4000"))
 	s.Sync()

@@ -85,7 +85,7 @@ func (g *GameClock) Context(c GUIClocks, whiteToMove bool, s Setting) board.Cont
 // ctx (its remaining time and increment; negative when unknown), with
 // movesToGo and overhead.
 func ContextClock(ctx board.Context, movesToGo int, overhead time.Duration) Clock {
-	return Clock{Remaining: duration(ctx.MoverClock), Inc: duration(ctx.Inc), MovesToGo: movesToGo, Overhead: overhead}
+	return Clock{Remaining: duration(ctx.MoverClock), Inc: duration(ctx.Inc), MovesToGo: movesToGo, Overhead: overhead, Base: duration(ctx.Base)}
 }
 
 func seconds(d time.Duration) float64 {

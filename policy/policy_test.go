@@ -388,17 +388,17 @@ func TestGameClock(t *testing.T) {
 // TestContextClock checks the think-time clock taken from a Context.
 func TestContextClock(t *testing.T) {
 	tests := []struct {
-		ctx      board.Context
-		rem, inc time.Duration
+		ctx            board.Context
+		rem, inc, base time.Duration
 	}{
-		{board.Context{MoverClock: 2, Inc: 0.5}, 2 * time.Second, 500 * time.Millisecond},
-		{board.Context{MoverClock: -1, Inc: -1}, -1, -1},
-		{board.Context{MoverClock: 1e10, Inc: 3e38}, math.MaxInt64, math.MaxInt64},
-		{board.Context{MoverClock: float32(math.NaN()), Inc: 0}, -1, 0},
+		{board.Context{MoverClock: 2, Inc: 0.5, Base: 60}, 2 * time.Second, 500 * time.Millisecond, time.Minute},
+		{board.Context{MoverClock: -1, Inc: -1, Base: -1}, -1, -1, -1},
+		{board.Context{MoverClock: 1e10, Inc: 3e38, Base: 1e10}, math.MaxInt64, math.MaxInt64, math.MaxInt64},
+		{board.Context{MoverClock: float32(math.NaN()), Inc: 0, Base: 15}, -1, 0, 15 * time.Second},
 	}
 	for _, tc := range tests {
 		c := ContextClock(tc.ctx, 20, time.Second)
-		assert.Equal(t, Clock{Remaining: tc.rem, Inc: tc.inc, MovesToGo: 20, Overhead: time.Second}, c, "context %+v", tc.ctx)
+		assert.Equal(t, Clock{Remaining: tc.rem, Inc: tc.inc, MovesToGo: 20, Overhead: time.Second, Base: tc.base}, c, "context %+v", tc.ctx)
 	}
 }
 

@@ -12,6 +12,7 @@ type Clock struct {
 	Inc       time.Duration // mover's increment; negative = unknown (taken as 0)
 	MovesToGo int           // moves to the next time control; 0 = unknown
 	Overhead  time.Duration // kept back for lag (MoveOverhead)
+	Base      time.Duration // the time control's base time; 0 or negative = unknown
 }
 
 // MaxThink caps every think time, whatever the clock says (a GUI may send
@@ -35,7 +36,8 @@ const MaxShare = 0.2
 const Reserve = 2 * time.Second
 
 // SafeLimit returns the longest a move may take: MaxShare of the clock
-// beyond Reserve (when MovesToGo is given, at most 2/(MovesToGo+2) of it)
+// beyond Reserve (in time trouble TroubleShare of the clock beyond
+// TroubleReserve; when MovesToGo is given, at most 2/(MovesToGo+2) of it)
 // plus 0.8*Inc, never more than half the remaining clock (the increment
 // comes after the move), minus Overhead, never below 0 nor above MaxThink.
 // A long human think passes when the clock affords it: at the start of a
@@ -46,6 +48,9 @@ func (c Clock) SafeLimit() time.Duration {
 		return -1
 	}
 	share := MaxShare
+	if c.InTrouble() {
+		share = TroubleShare
+	}
 	if c.MovesToGo > 0 {
 		share = min(share, 2/float64(c.MovesToGo+2))
 	}
@@ -54,8 +59,53 @@ func (c Clock) SafeLimit() time.Duration {
 	const bound = 100 * MaxThink
 	rem, inc := min(c.Remaining, bound), min(max(c.Inc, 0), bound)
 	free := max(rem-Reserve, 0)
+	if c.InTrouble() {
+		free = max(rem-TroubleReserve, 0)
+	}
 	limit := min(time.Duration(share*float64(free)+0.8*float64(inc)), rem/2) - max(c.Overhead, 0)
 	return min(max(limit, 0), MaxThink)
+}
+
+// TroubleClock is the clock below which a move is played in time trouble
+// (Clock.InTrouble). Humans then play at a pace their clock sets rather
+// than the position: at 1+0 and 3+0 on lichess about 1 s a move at 7-10 s
+// left, 0.8 s at 4-6 s, 0.55 s at 2-3 s.
+const TroubleClock = 10 * time.Second
+
+// In time trouble (Clock.InTrouble) a move's mean think time is the pace
+// (Clock.Pace): PaceShare of the clock beyond TroubleReserve, at most
+// PaceTop, plus 0.8 times the increment. The free clock goes in about
+// eight moves, the first ones at about humans' pace, the later ones ever
+// shorter; one move may take TroubleShare of it instead of MaxShare, so
+// that draws around the pace pass. Thinking stops when that share is
+// below Overhead (0.2 s beyond TroubleReserve at the default
+// MoveOverhead): the 2.6 s left pay the lag of 65 more moves at 40 ms.
+const (
+	PaceTop        = 1300 * time.Millisecond
+	PaceShare      = 0.5
+	TroubleShare   = 0.5
+	TroubleReserve = Reserve + 400*time.Millisecond
+)
+
+// InTrouble reports whether the mover is in time trouble: its clock is
+// known and below TroubleClock and, when the base time is known, below a
+// sixth of it (a 15-second game is not in time trouble from its first
+// move; a 1-minute game is from 10 s).
+func (c Clock) InTrouble() bool {
+	return c.Remaining >= 0 && c.Remaining < TroubleClock && (c.Base <= 0 || c.Remaining < c.Base/6)
+}
+
+// Pace returns the mean think time of a move in time trouble: PaceShare
+// of the clock beyond TroubleReserve, at most PaceTop, plus 0.8*Inc (1.3 s
+// at 9.5 s, 0.8 s at 4 s, 0.3 s at 3 s, 0 from 2.4 s); ok is false out of
+// time trouble.
+func (c Clock) Pace() (pace time.Duration, ok bool) {
+	if !c.InTrouble() {
+		return 0, false
+	}
+	free := max(c.Remaining-TroubleReserve, 0)
+	inc := min(max(c.Inc, 0), MaxThink)
+	return min(time.Duration(PaceShare*float64(free)), PaceTop) + time.Duration(0.8*float64(inc)), true
 }
 
 // HurryBelow is the cautious limit (remaining/20, or
@@ -127,6 +177,10 @@ func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Ran
 	var t time.Duration
 	if sec, ok := DrawHead(probs, edges, rng); ok {
 		f := MoveFactor(s.Prob)
+		if pace, trouble := c.Pace(); trouble {
+			// In time trouble the clock sets the pace, the head the spread.
+			f *= pace.Seconds() / HeadMean(probs, edges)
+		}
 		if s.Recapture {
 			f *= RecaptureFactor
 		}
@@ -146,8 +200,39 @@ func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Ran
 // lastBinFactor times its lower edge. ok is false when probs does not fit
 // edges or has no positive finite probability.
 func DrawHead(probs []float32, edges []float64, rng *rand.Rand) (sec float64, ok bool) {
-	if len(probs) == 0 || len(probs) != len(edges)+1 {
+	p := headProbs(probs, edges)
+	if p == nil {
 		return 0, false
+	}
+	k := Sample(p, rng)
+	if k < 0 {
+		return 0, false
+	}
+	lo, hi := headBin(edges, k)
+	return lo + rng.Float64()*(hi-lo), true
+}
+
+// HeadMean is the mean of DrawHead's draws, in seconds: each bin's
+// probability (normalised) times its midpoint; NaN when probs does not fit
+// edges or has no positive finite probability.
+func HeadMean(probs []float32, edges []float64) float64 {
+	var sum, mean float64
+	for k, v := range headProbs(probs, edges) {
+		lo, hi := headBin(edges, k)
+		sum += v
+		mean += v * (lo + hi) / 2
+	}
+	if !(sum > 0) {
+		return math.NaN()
+	}
+	return mean / sum
+}
+
+// headProbs returns a think-time head's bin probabilities as float64s,
+// those not positive and finite as 0; nil when probs does not fit edges.
+func headProbs(probs []float32, edges []float64) []float64 {
+	if len(probs) == 0 || len(probs) != len(edges)+1 {
+		return nil
 	}
 	p := make([]float64, len(probs))
 	for i, x := range probs {
@@ -155,20 +240,20 @@ func DrawHead(probs []float32, edges []float64, rng *rand.Rand) (sec float64, ok
 			p[i] = v
 		}
 	}
-	k := Sample(p, rng)
-	if k < 0 {
-		return 0, false
-	}
-	lo, hi := 0.0, 0.0
+	return p
+}
+
+// headBin returns the seconds bin k spans: from the edge below it (0 for
+// the first) to its upper edge, or for the last bin to lastBinFactor times
+// its lower edge.
+func headBin(edges []float64, k int) (lo, hi float64) {
 	if k > 0 {
 		lo = edges[k-1]
 	}
 	if k < len(edges) {
-		hi = edges[k]
-	} else {
-		hi = lo * lastBinFactor
+		return lo, edges[k]
 	}
-	return lo + rng.Float64()*(hi-lo), true
+	return lo, lo * lastBinFactor
 }
 
 // HeuristicTime is the think time for nets without a think-time head: a

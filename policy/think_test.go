@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/humchess/humchess/board"
 )
@@ -74,15 +75,19 @@ func TestSafeLimit(t *testing.T) {
 		want time.Duration
 	}{
 		{Clock{Remaining: -1}, -1},
-		{Clock{Remaining: 60 * s, Overhead: 100 * ms}, 11500 * ms},          // 0.2*58 s - 0.1 s: a long think at 1+0
-		{Clock{Remaining: 600 * s, Overhead: 100 * ms}, 119500 * ms},        // 10+0: two minutes
-		{Clock{Remaining: 12 * s, Overhead: 100 * ms}, 1900 * ms},           // time trouble
-		{Clock{Remaining: 2500 * ms, Overhead: 100 * ms}, 0},                // within the reserve: no think
-		{Clock{Remaining: 1 * s, Inc: 2 * s, Overhead: 100 * ms}, 400 * ms}, // the increment comes after the move: at most half the clock
-		{Clock{Remaining: 62 * s, Inc: 2 * s}, 13600 * ms},                  // 0.2*60 s + 1.6 s
-		{Clock{Remaining: 62 * s, MovesToGo: 8}, 12 * s},                    // 2/(8+2) of 60 s is above MaxShare
-		{Clock{Remaining: 62 * s, MovesToGo: 38}, 3 * s},                    // 2/40 of 60 s
-		{Clock{Remaining: 100 * time.Hour, Inc: 100 * time.Hour}, MaxThink}, // capped
+		{Clock{Remaining: 60 * s, Overhead: 100 * ms}, 11500 * ms},             // 0.2*58 s - 0.1 s: a long think at 1+0
+		{Clock{Remaining: 600 * s, Overhead: 100 * ms}, 119500 * ms},           // 10+0: two minutes
+		{Clock{Remaining: 12 * s, Overhead: 100 * ms}, 1900 * ms},              // time trouble
+		{Clock{Remaining: 3 * s, Overhead: 100 * ms, Base: 180 * s}, 200 * ms}, // time trouble: TroubleShare*(3 s - TroubleReserve) - 0.1 s
+		{Clock{Remaining: 2600 * ms, Overhead: 100 * ms, Base: 180 * s}, 0},    // thinking stops 0.2 s beyond TroubleReserve
+		{Clock{Remaining: 8 * s, Overhead: 100 * ms, Base: 60 * s}, 2700 * ms}, // time trouble: 0.5*5.6 s - 0.1 s
+		{Clock{Remaining: 8 * s, Overhead: 100 * ms, Base: 15 * s}, 1100 * ms}, // not in a 15 s game (above a sixth of it): 0.2*6 s - 0.1 s
+		{Clock{Remaining: 2 * s, Overhead: 100 * ms}, 0},                       // within the reserve: no think
+		{Clock{Remaining: 1 * s, Inc: 2 * s, Overhead: 100 * ms}, 400 * ms},    // the increment comes after the move: at most half the clock
+		{Clock{Remaining: 62 * s, Inc: 2 * s}, 13600 * ms},                     // 0.2*60 s + 1.6 s
+		{Clock{Remaining: 62 * s, MovesToGo: 8}, 12 * s},                       // 2/(8+2) of 60 s is above MaxShare
+		{Clock{Remaining: 62 * s, MovesToGo: 38}, 3 * s},                       // 2/40 of 60 s
+		{Clock{Remaining: 100 * time.Hour, Inc: 100 * time.Hour}, MaxThink},    // capped
 	} {
 		assert.Equal(t, tc.want, tc.c.SafeLimit(), "SafeLimit(%+v)", tc.c)
 	}
@@ -173,10 +178,64 @@ func TestRecaptureFaster(t *testing.T) {
 	}
 }
 
+// TestPace checks the pace of time trouble: PaceShare of the clock beyond
+// TroubleReserve, at most PaceTop, plus 0.8*Inc, only in time trouble.
+func TestPace(t *testing.T) {
+	ms, s := time.Millisecond, time.Second
+	for _, tc := range []struct {
+		c    Clock
+		want time.Duration
+		ok   bool
+	}{
+		{Clock{Remaining: 9500 * ms, Base: 60 * s}, PaceTop, true}, // 0.5*7.5 s is above PaceTop
+		{Clock{Remaining: 4 * s, Base: 60 * s}, 800 * ms, true},    // 0.5*(4 s - TroubleReserve)
+		{Clock{Remaining: 2500 * ms, Base: 60 * s}, 50 * ms, true},
+		{Clock{Remaining: 1500 * ms, Base: 60 * s}, 0, true},                                       // within the reserve
+		{Clock{Remaining: 4 * s, Inc: s, Base: 60 * s}, 1600 * ms, true},                           // plus 0.8*Inc
+		{Clock{Remaining: 4 * s}, 800 * ms, true},                                                  // base unknown
+		{Clock{Remaining: 12 * s, Base: 60 * s}, 0, false},                                         // above TroubleClock
+		{Clock{Remaining: 8 * s, Base: 15 * s}, 0, false},                                          // above a sixth of the base
+		{Clock{Remaining: -1, Base: 60 * s}, 0, false},                                             // no clock
+		{Clock{Remaining: 9 * s, Inc: math.MaxInt64, Base: 60 * s}, PaceTop + 4*time.Minute, true}, // 0.8*MaxThink
+	} {
+		got, ok := tc.c.Pace()
+		assert.Equal(t, tc.ok, ok, "Pace(%+v) ok", tc.c)
+		assert.Equal(t, tc.want, got, "Pace(%+v)", tc.c)
+	}
+}
+
+// TestThinkTimeTroublePace: in time trouble the clock sets the mean think
+// time (the pace) and the head only the spread: a head that expects 1 s
+// and one that expects 7 s both average the pace there, and keep their
+// 7:1 ratio out of it.
+func TestThinkTimeTroublePace(t *testing.T) {
+	edges := board.ThinkBinEdges[:]
+	fast := []float32{0, 1, 0, 0, 0, 0, 0, 0} // 0.5-1.5 s
+	slow := []float32{0, 0, 0, 0, 1, 0, 0, 0} // 4.5-9.5 s
+	mean := func(probs []float32, c Clock) float64 {
+		rng := rand.New(rand.NewPCG(9, 9))
+		sum := 0.0
+		const n = 4000
+		for range n {
+			sum += ThinkTime(probs, edges, c, Shape{}, rng).Seconds()
+		}
+		return sum / n
+	}
+	trouble := Clock{Remaining: 9500 * time.Millisecond, Base: 60 * time.Second}
+	pace, ok := trouble.Pace()
+	require.True(t, ok)
+	for _, h := range [][]float32{fast, slow} {
+		assert.InEpsilon(t, pace.Seconds(), mean(h, trouble), 0.03, "head %v at %v: the pace", h, trouble.Remaining)
+	}
+	calm := Clock{Remaining: 50 * time.Second, Base: 60 * time.Second}
+	assert.InEpsilon(t, 7.0, mean(slow, calm)/mean(fast, calm), 0.05, "out of time trouble the head's means")
+}
+
 // TestThinkTimeNeverFlags plays the clock of long games with the worst head
 // (always the longest bin) and 40 ms of lag a move on top of each think:
-// from 15 s and from 1 minute, 75 moves (150 plies, longer than 95% of
-// human games) never run the clock out; with an increment, 300 moves.
+// from 15 s, 30 s and 1 minute, 75 moves (150 plies, longer than 95% of
+// human games) never run the clock out; with an increment, 300 moves. The
+// same holds when every move takes the whole safe limit.
 func TestThinkTimeNeverFlags(t *testing.T) {
 	edges := board.ThinkBinEdges[:]
 	worst := []float32{0, 0, 0, 0, 0, 0, 0, 1}
@@ -186,6 +245,7 @@ func TestThinkTimeNeverFlags(t *testing.T) {
 		moves     int
 	}{
 		{15 * time.Second, 0, 75},
+		{30 * time.Second, 0, 75},
 		{60 * time.Second, 0, 75},
 		{180 * time.Second, 0, 75},
 		{15 * time.Second, time.Second, 300},
@@ -194,7 +254,7 @@ func TestThinkTimeNeverFlags(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 5))
 		rem := tc.base
 		for i := range tc.moves {
-			c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond}
+			c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond, Base: tc.base}
 			d := ThinkTime(worst, edges, c, Shape{Prob: 0.01}, rng)
 			if limit := c.SafeLimit(); d > limit {
 				t.Fatalf("%v+%v move %d: think %v over the safe limit %v", tc.base, tc.inc, i+1, d, limit)
@@ -202,6 +262,17 @@ func TestThinkTimeNeverFlags(t *testing.T) {
 			rem -= d + lag
 			if rem <= 0 {
 				t.Fatalf("%v+%v: lost on time at move %d", tc.base, tc.inc, i+1)
+			}
+			rem += tc.inc
+		}
+		// Whatever the head, no move takes more than the safe limit:
+		// spending all of it every move must not flag either.
+		rem = tc.base
+		for i := range tc.moves {
+			c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond, Base: tc.base}
+			rem -= c.SafeLimit() + lag
+			if rem <= 0 {
+				t.Fatalf("%v+%v, the safe limit every move: lost on time at move %d", tc.base, tc.inc, i+1)
 			}
 			rem += tc.inc
 		}
