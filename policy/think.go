@@ -144,6 +144,7 @@ type Shape struct {
 	Top       float64 // the most likely move's probability (HeuristicTime's certainty)
 	Prob      float64 // the chosen move's probability in the human distribution; 0 = unknown
 	Recapture bool    // the move takes back on the square where the opponent just captured
+	Only      bool    // the move is the only legal one
 }
 
 // MoveFactor scales the position's think time (the head's draw) by how
@@ -169,20 +170,28 @@ const RecaptureFactor = 0.8
 // (probs over the bins whose upper edges are edges; len(probs) ==
 // len(edges)+1) it samples a bin, then a time uniformly inside it (the last
 // bin reaches lastBinFactor times its lower edge), and scales it by
-// MoveFactor(s.Prob) (and RecaptureFactor for a recapture). Without a head
-// it uses HeuristicTime with s.Top. The result never exceeds c.SafeLimit()
+// MoveFactor(s.Prob) (and RecaptureFactor for a recapture; neither for an
+// only move). Without a head it uses HeuristicTime with s.Top. The result never exceeds c.SafeLimit()
 // when the clock is known, nor MaxThink, and is never negative; the same
 // rng state gives the same time.
 func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Rand) time.Duration {
 	var t time.Duration
 	if sec, ok := DrawHead(probs, edges, rng); ok {
-		f := MoveFactor(s.Prob)
+		f := 1.0
+		// A forced move's probability of 1 says nothing about how obvious
+		// it is, and the head, which sees the position, knows it is
+		// forced: with MoveFactor and RecaptureFactor the engine answered
+		// only moves in 0.31-0.51 of its average time at 1+0 to 10+0,
+		// humans in 0.44-0.84.
+		if !s.Only {
+			f = MoveFactor(s.Prob)
+			if s.Recapture {
+				f *= RecaptureFactor
+			}
+		}
 		if pace, trouble := c.Pace(); trouble {
 			// In time trouble the clock sets the pace, the head the spread.
 			f *= pace.Seconds() / HeadMean(probs, edges)
-		}
-		if s.Recapture {
-			f *= RecaptureFactor
 		}
 		t = time.Duration(min(sec*f, MaxThink.Seconds()) * float64(time.Second))
 	} else {

@@ -158,8 +158,8 @@ func TestMoveFactor(t *testing.T) {
 }
 
 // TestRecaptureFaster: with the same random draws, a recapture takes
-// RecaptureFactor of the time of another move, and an obvious move less
-// than an unlikely one.
+// RecaptureFactor of the time of another move, an obvious move less than
+// an unlikely one, and an only move the head's draw.
 func TestRecaptureFaster(t *testing.T) {
 	edges := board.ThinkBinEdges[:]
 	head := []float32{0.1, 0.3, 0.2, 0.15, 0.15, 0.06, 0.03, 0.01}
@@ -174,6 +174,13 @@ func TestRecaptureFaster(t *testing.T) {
 		}
 		if plain > 0 && !(obvious < plain && plain < unlikely) {
 			t.Fatalf("seed %d: prob 0.95 %v, 0.3 %v, 0.01 %v; want increasing", seed, obvious, plain, unlikely)
+		}
+		// An only move (probability 1, maybe a recapture) takes the head's
+		// draw as it is: what MoveFactor gives a move of 10%.
+		only := ThinkTime(head, edges, c, Shape{Prob: 1, Recapture: true, Only: true}, rand.New(rand.NewPCG(seed, 0)))
+		head1 := ThinkTime(head, edges, c, Shape{Prob: 0.1}, rand.New(rand.NewPCG(seed, 0)))
+		if only < head1-time.Microsecond || only > head1+time.Microsecond {
+			t.Fatalf("seed %d: only move %v, want the head's draw %v", seed, only, head1)
 		}
 	}
 }
