@@ -124,7 +124,8 @@ func TestHumanTimingWaits(t *testing.T) {
 // TestTinyClockAnswersInTime plays on a net that takes 35 ms per
 // evaluation: with a clock of 70 ms and MoveOverhead 10 the bestmove must
 // come before 60 ms, so the move costs one evaluation (no blunder filter,
-// no ponder reply); with a long clock the filter still runs.
+// no ponder reply; the fastest of up to three tries is timed, as load only
+// adds time); with a long clock the filter still runs.
 func TestTinyClockAnswersInTime(t *testing.T) {
 	net := &nets.Fake{Seed: 1, Latency: 35 * time.Millisecond}
 	e := New(func(string, int) (nets.Net, error) { return net, nil })
@@ -135,6 +136,7 @@ func TestTinyClockAnswersInTime(t *testing.T) {
 		require.NoError(t, s.Execute(l))
 	}
 	s.Sync()
+	bestmoves := 0
 	for _, tc := range []struct {
 		wtime, overhead int // ms
 		calls           int // net evaluations
@@ -145,19 +147,28 @@ func TestTinyClockAnswersInTime(t *testing.T) {
 		{6000, 10, 2}, // 6000/20 - 10 = 290 ms: the filter runs
 	} {
 		require.NoError(t, s.Execute(fmt.Sprintf("setoption name MoveOverhead value %d", tc.overhead)))
-		require.NoError(t, s.Execute("position startpos moves e2e4"))
-		before := net.Calls()
-		start := time.Now()
-		require.NoError(t, s.Execute(fmt.Sprintf("go wtime 600000 btime %d", tc.wtime)))
-		s.Sync()
-		took := time.Since(start)
-		assert.Equal(t, tc.calls, net.Calls()-before, "btime %d overhead %d: net evaluations", tc.wtime, tc.overhead)
+		limit := time.Duration(max(tc.wtime-tc.overhead, 60)) * time.Millisecond // 60: one evaluation and some scheduling
+		// A loaded machine only ever adds time: up to three tries, the
+		// fastest one counts.
+		took := time.Duration(math.MaxInt64)
+		for try := 0; try < 3 && took >= limit; try++ {
+			require.NoError(t, s.Execute("position startpos moves e2e4"))
+			before := net.Calls()
+			start := time.Now()
+			require.NoError(t, s.Execute(fmt.Sprintf("go wtime 600000 btime %d", tc.wtime)))
+			s.Sync()
+			took = min(took, time.Since(start))
+			bestmoves++
+			assert.Equal(t, tc.calls, net.Calls()-before, "btime %d overhead %d: net evaluations", tc.wtime, tc.overhead)
+			if tc.calls != 1 {
+				break // the filter runs: no time limit to check
+			}
+		}
 		if tc.calls == 1 {
-			limit := time.Duration(max(tc.wtime-tc.overhead, 60)) * time.Millisecond // 60: one evaluation and some scheduling
-			assert.Less(t, took, limit, "btime %d overhead %d: bestmove after %v", tc.wtime, tc.overhead, took)
+			assert.Less(t, took, limit, "btime %d overhead %d: bestmove after %v (fastest of 3)", tc.wtime, tc.overhead, took)
 		}
 	}
-	assert.Equal(t, 4, strings.Count(out.String(), "bestmove"), out.String())
+	assert.Equal(t, bestmoves, strings.Count(out.String(), "bestmove"), out.String())
 }
 
 // TestHugeClocksThinkCapped asks for moves with clocks no game has, on nets
