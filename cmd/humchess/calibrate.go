@@ -40,6 +40,7 @@ func runCalibrate(args []string) error {
 	labels := fs.String("labels", "800:2400:200", "UCI_Elo labels of the error profile, FROM:TO:STEP or a list")
 	rounds := fs.Int("rounds", 3, "profile rounds: the first measures the start settings, each next one a fitted step")
 	profileGames := fs.Int("profile-games", 20, "self-play games per label per round")
+	monotone := fs.Bool("monotone", true, "keep each fitted step's temperature and filter scale non-increasing with the label")
 	tops := fs.String("spread", "1200:2400:400", "X of the spread matches X vs X-gap, FROM:TO:STEP or a list")
 	gap := fs.Int("spread-gap", 400, "rating gap of the spread matches")
 	spreadGames := fs.Int("spread-games", 60, "games per spread match")
@@ -70,7 +71,7 @@ func runCalibrate(args []string) error {
 		return err
 	}
 	cfg := calibrate.Config{Net: netFile, NetName: info.Name, NetHash: info.Hash, HumanSite: *site, HumansPerBand: *perBand,
-		Rounds: *rounds, ProfileGames: *profileGames, SpreadGap: *gap, SpreadGames: *spreadGames, MaiaDir: *maia,
+		Rounds: *rounds, ProfileGames: *profileGames, Monotone: *monotone, SpreadGap: *gap, SpreadGames: *spreadGames, MaiaDir: *maia,
 		Stockfish: *stockfish, StockfishNodes: *sfNodes, RefGames: *refGames, Judge: *stockfish, JudgeNodes: *judgeNodes,
 		FilterPositions: *filterPos, OpeningPlies: *openPlies, Workers: *workers, OutDir: *out, Progress: os.Stderr}
 	if *humans != "" {

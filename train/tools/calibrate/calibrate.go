@@ -47,6 +47,11 @@ type Config struct {
 	Labels       []int // UCI_Elo labels of the error profile, e.g. 800..2400 step 200
 	Rounds       int   // profile rounds: the first measures Start, each next one the step fitted on the last; 0 means 1
 	ProfileGames int   // self-play games per label per round
+	// Monotone makes each fitted step's temperature and blunder-filter
+	// scale non-increasing with the label (Monotone), so the noise of one
+	// label's few hundred judged moves cannot make it sample more loosely
+	// than the label below it.
+	Monotone bool
 
 	SpreadTops  []int // X of the spread matches X against X-SpreadGap
 	SpreadGap   int   // 0 means 400
@@ -187,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	for k := range cfg.Rounds {
 		if k > 0 {
-			settings = step(settings, rep.Rounds[k-1].Engine, rep.Humans, rep.Class)
+			settings = step(settings, rep.Rounds[k-1].Engine, rep.Humans, rep.Class, cfg.Monotone)
 		}
 		var round Round
 		err := phase("profile", func() error {
@@ -247,13 +252,17 @@ func identity(cfg *Config) *calib.Calibration {
 	return c
 }
 
-// step returns the next round's settings: Step at every label.
-func step(c *calib.Calibration, engine, humans profile.Profile, class games.TimeClass) *calib.Calibration {
+// step returns the next round's settings: Step at every label, then, if
+// monotone, Monotone across labels.
+func step(c *calib.Calibration, engine, humans profile.Profile, class games.TimeClass, monotone bool) *calib.Calibration {
 	next := *c
 	next.Points = make([]calib.Point, len(c.Points))
 	for i, p := range c.Points {
 		k := profile.Key{Band: profile.Band(p.Elo), Class: class}
 		next.Points[i] = Step(p, engine.Get(k), humans.Get(k))
+	}
+	if monotone {
+		Monotone(next.Points)
 	}
 	return &next
 }

@@ -41,6 +41,55 @@ func Step(p calib.Point, engine, human profile.Cell) calib.Point {
 	return p
 }
 
+// Monotone makes the temperature and the blunder-filter scale of points
+// (sorted by label) non-increasing with the label: the least-squares
+// non-increasing fit of their logarithms (pool adjacent violators, equal
+// weights), so a run of labels out of order takes their geometric mean.
+// A scale of 0 (filter everything) pools as 1e-6 and stays 0 unless pooled
+// with larger ones.
+func Monotone(points []calib.Point) {
+	temps := make([]float64, len(points))
+	scales := make([]float64, len(points))
+	for i, p := range points {
+		temps[i] = math.Log(p.Temperature)
+		scales[i] = math.Log(max(p.BlunderScale, 1e-6))
+	}
+	nonIncreasing(temps)
+	nonIncreasing(scales)
+	for i := range points {
+		points[i].Temperature = math.Exp(temps[i])
+		if points[i].BlunderScale = math.Exp(scales[i]); points[i].BlunderScale < 2e-6 {
+			points[i].BlunderScale = 0
+		}
+	}
+}
+
+// nonIncreasing replaces x by its least-squares non-increasing fit.
+func nonIncreasing(x []float64) {
+	type block struct {
+		sum float64
+		n   int
+	}
+	var blocks []block
+	for _, v := range x {
+		blocks = append(blocks, block{v, 1})
+		for len(blocks) > 1 {
+			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
+			if a.sum/float64(a.n) >= b.sum/float64(b.n) {
+				break
+			}
+			blocks = append(blocks[:len(blocks)-2], block{a.sum + b.sum, a.n + b.n})
+		}
+	}
+	i := 0
+	for _, b := range blocks {
+		for range b.n {
+			x[i] = b.sum / float64(b.n)
+			i++
+		}
+	}
+}
+
 func clamp(x, lo, hi float64) float64 { return max(lo, min(hi, x)) }
 
 // Within reports whether the engine's value is within tol (a fraction,

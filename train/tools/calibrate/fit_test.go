@@ -109,7 +109,7 @@ func TestStepCalibration(t *testing.T) {
 	add(hum, 1200, 200, 50)
 	add(eng, 1600, 200, 20)
 	add(hum, 1600, 200, 40)
-	next := step(c, eng, hum, games.Blitz)
+	next := step(c, eng, hum, games.Blitz, false)
 	if err := next.Validate(); err != nil {
 		t.Fatalf("step: %v", err)
 	}
@@ -118,6 +118,11 @@ func TestStepCalibration(t *testing.T) {
 	}
 	if c.Points[0].Temperature != 1 {
 		t.Errorf("step changed its input: %+v", c.Points[0])
+	}
+	// Monotone: the 1600 step above the 1200 one pools them.
+	mono := step(c, eng, hum, games.Blitz, true)
+	if g := math.Sqrt(next.Points[0].Temperature * next.Points[1].Temperature); math.Abs(mono.Points[0].Temperature-g) > 1e-9 || math.Abs(mono.Points[1].Temperature-g) > 1e-9 {
+		t.Errorf("monotone step: temperatures %v %v, want both %v", mono.Points[0].Temperature, mono.Points[1].Temperature, g)
 	}
 }
 
@@ -142,5 +147,42 @@ func TestMedian(t *testing.T) {
 	}
 	if !math.IsNaN(median(nil)) {
 		t.Errorf("median(nil) is not NaN")
+	}
+}
+
+func TestMonotone(t *testing.T) {
+	pt := func(elo int, temp, scale float64) calib.Point {
+		return calib.Point{Elo: elo, Rating: float64(elo), Temperature: temp, TopP: 1, BlunderScale: scale}
+	}
+	// 1800 samples more loosely than 1600 and filters less: the two pool to
+	// their geometric means; the labels in order stay as they are.
+	ps := []calib.Point{pt(1400, 1.2, 1.4), pt(1600, 0.9, 0.8), pt(1800, 1.0, 1.25), pt(2000, 0.7, 0.5)}
+	Monotone(ps)
+	want := []struct{ temp, scale float64 }{{1.2, 1.4}, {math.Sqrt(0.9), 1}, {math.Sqrt(0.9), 1}, {0.7, 0.5}}
+	for i, w := range want {
+		if math.Abs(ps[i].Temperature-w.temp) > 1e-9 || math.Abs(ps[i].BlunderScale-w.scale) > 1e-9 {
+			t.Errorf("Monotone: label %d temperature %.4f scale %.4f, want %.4f %.4f", ps[i].Elo, ps[i].Temperature, ps[i].BlunderScale, w.temp, w.scale)
+		}
+		if ps[i].Elo != 1400+200*i || ps[i].Rating != float64(ps[i].Elo) {
+			t.Errorf("Monotone changed label or rating: %+v", ps[i])
+		}
+	}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Temperature > ps[i-1].Temperature+1e-12 || ps[i].BlunderScale > ps[i-1].BlunderScale+1e-12 {
+			t.Errorf("Monotone: label %d above label %d: %+v %+v", ps[i].Elo, ps[i-1].Elo, ps[i], ps[i-1])
+		}
+	}
+	// A run that violates over three labels pools all three; a 0 scale
+	// stays 0 at the top.
+	ps = []calib.Point{pt(800, 1, 1), pt(1000, 1.1, 2), pt(1200, 1.3, 1.5), pt(1400, 0.5, 0)}
+	Monotone(ps)
+	g := math.Cbrt(1 * 1.1 * 1.3)
+	for i := range 3 {
+		if math.Abs(ps[i].Temperature-g) > 1e-9 {
+			t.Errorf("Monotone: label %d temperature %.4f, want the pooled %.4f", ps[i].Elo, ps[i].Temperature, g)
+		}
+	}
+	if ps[3].BlunderScale != 0 || ps[3].Temperature != 0.5 {
+		t.Errorf("Monotone: top label %+v, want temperature 0.5 scale 0", ps[3])
 	}
 }
