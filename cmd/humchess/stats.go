@@ -33,6 +33,10 @@ func runStats(args []string) error {
 	timing := fs.Bool("timing", false, "print only the clock use by exact time control (median and p90 at 1 s resolution, recapture and only-move ratios, time-trouble pace, time losses)")
 	timingPNG := fs.String("timing-png", "", "with -timing, also draw each set's think-time distribution by time control to this PNG")
 	timingMin := fs.Int("timing-min-moves", 300, "with -timing, the judged moves a time control needs in a set to be shown")
+	gaps := fs.Bool("gaps", false, "print only the higher-rated player's score by time class and rating gap, beside the Elo formula's")
+	gapsSite := fs.String("gaps-site", "", "with -gaps, keep games whose Site contains this (one rating pool, e.g. lichess.org)")
+	gapsMin := fs.Int("gaps-min-games", 20, "with -gaps, the games a bucket needs to be shown")
+	gapsMax := fs.Int("gaps-max", 800, "with -gaps, the largest gap shown (0 = all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -57,6 +61,9 @@ func runStats(args []string) error {
 	}
 	if *timing {
 		return runTiming(sets, *player, *timingPNG, *timingMin)
+	}
+	if *gaps {
+		return runGaps(sets, *gapsSite, *gapsMin, *gapsMax)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -96,6 +103,21 @@ func runTiming(sets []string, player, png string, minMoves int) error {
 		return fmt.Errorf("-timing-png: %w", err)
 	}
 	return os.WriteFile(png, b, 0o644)
+}
+
+// runGaps is "humchess stats -gaps": the higher-rated player's score by
+// rating gap in each set.
+func runGaps(sets []string, site string, minGames, maxGap int) error {
+	var out []*stats.Gaps
+	for _, s := range sets {
+		name, files, _ := parseSet(s, "")
+		g, err := stats.RunGaps(name, strings.Split(files, ","), site)
+		if err != nil {
+			return err
+		}
+		out = append(out, g)
+	}
+	return stats.WriteGapsText(os.Stdout, out, minGames, maxGap)
 }
 
 // parseSet splits a -set value NAME=FILE[,FILE...][@PLAYER] (or a plain

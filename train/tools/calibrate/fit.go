@@ -99,19 +99,9 @@ func Within(engine, human, tol float64) bool {
 }
 
 // ScoreInterval is the score fraction of s with its 95% normal interval
-// (the per-game variance of wins, draws and losses around the mean, as
-// match.Score.Elo uses), clipped to [0, 1]; NaN with no game.
-func ScoreInterval(s match.Score) (p, lo, hi float64) {
-	n := float64(s.Games())
-	if n == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	p = s.Fraction()
-	w, d, l := float64(s.Wins)/n, float64(s.Draws)/n, float64(s.Losses)/n
-	se := math.Sqrt((w*(1-p)*(1-p) + d*(0.5-p)*(0.5-p) + l*p*p) / n)
-	return p, max(0, p-profile.Z*se), min(1, p+profile.Z*se)
-}
+// (match.Score.Interval).
+func ScoreInterval(s match.Score) (p, lo, hi float64) { return s.Interval() }
 
 // Expected is the Elo formula's expected score for a rating advantage of
-// gap points: 1 / (1 + 10^(-gap/400)).
-func Expected(gap float64) float64 { return 1 / (1 + math.Pow(10, -gap/400)) }
+// gap points (match.ExpectedFraction).
+func Expected(gap float64) float64 { return match.ExpectedFraction(gap) }

@@ -33,22 +33,34 @@ func EloFromFraction(p float64) float64 {
 	return -400 * math.Log10(1/p-1)
 }
 
-// Elo returns the Elo difference implied by the score and its 95%
-// confidence interval [lo, hi], from the normal approximation of the mean
-// score per game (the per-game variance of W, D, L around the mean), mapped
-// through EloFromFraction. With no games all three are NaN.
-func (s Score) Elo() (diff, lo, hi float64) {
+// Interval returns the score fraction and its 95% confidence interval
+// [lo, hi], from the normal approximation of the mean score per game (the
+// per-game variance of W, D, L around the mean), clipped to [0, 1]. With
+// no games all three are NaN.
+func (s Score) Interval() (p, lo, hi float64) {
 	n := float64(s.Games())
 	if n == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	p := s.Fraction()
+	p = s.Fraction()
 	w, d, l := float64(s.Wins)/n, float64(s.Draws)/n, float64(s.Losses)/n
 	variance := w*(1-p)*(1-p) + d*(0.5-p)*(0.5-p) + l*p*p
 	se := math.Sqrt(variance / n)
 	const z = 1.959963984540054 // two-sided 95% normal quantile
-	return EloFromFraction(p), EloFromFraction(p - z*se), EloFromFraction(p + z*se)
+	return p, max(0, p-z*se), min(1, p+z*se)
 }
+
+// Elo returns the Elo difference implied by the score and its 95%
+// confidence interval [lo, hi]: Interval mapped through EloFromFraction.
+// With no games all three are NaN.
+func (s Score) Elo() (diff, lo, hi float64) {
+	p, l, h := s.Interval()
+	return EloFromFraction(p), EloFromFraction(l), EloFromFraction(h)
+}
+
+// ExpectedFraction is the Elo formula's expected score for a rating
+// advantage of gap points: 1 / (1 + 10^(-gap/400)).
+func ExpectedFraction(gap float64) float64 { return 1 / (1 + math.Pow(10, -gap/400)) }
 
 // LOS is the likelihood of superiority: the probability that the side is
 // stronger given its wins and losses (draws carry no information),

@@ -145,47 +145,36 @@ func Run(ctx context.Context, name string, inputs []string, cfg Config) (*Set, e
 	an := profile.NewAnalyser(ctx, cfg.Engine, cfg.EngineLimits, cfg.Workers)
 	var engineGames int64
 	var sides []int // the judged sides of each game submitted to the analyser, by tag
-	for _, path := range inputs {
-		rc, err := pgn.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
+	err := readGames(inputs, func(g *pgn.Game) bool {
+		if cfg.MaxGames > 0 && s.Games >= cfg.MaxGames {
+			return false
 		}
-		r := pgn.NewReader(rc)
-		for cfg.MaxGames <= 0 || s.Games < cfg.MaxGames {
-			g, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				_ = rc.Close() // the read error is the one to report
-				return nil, fmt.Errorf("eval: %s: %w", path, err)
-			}
-			if !standardRules(g) {
-				continue
-			}
-			side := playerSide(g, cfg.Player)
-			if side == sideNone {
-				continue
-			}
-			s.Games++
-			s.addGame(g, side)
-			s.addResult(g, side)
-			useEvals := cfg.Blunders != BlundersStockfish && hasEvals(g)
-			switch {
-			case cfg.Blunders == BlundersOff:
-			case useEvals:
-				s.BlunderSrc["evals"]++
-				s.addBlunders(g, side, evalsFromPGN(g), cfg.BlunderLoss)
-			case cfg.Blunders != BlundersEvals && cfg.Engine.Path != "" && engineGames < cfg.EngineGames:
-				engineGames++
-				s.BlunderSrc["stockfish"]++
-				an.Submit(g.Clone(), len(sides))
-				sides = append(sides, side)
-			}
+		if !standardRules(g) {
+			return true
 		}
-		if err := rc.Close(); err != nil {
-			return nil, fmt.Errorf("eval: %s: %w", path, err)
+		side := playerSide(g, cfg.Player)
+		if side == sideNone {
+			return true
 		}
+		s.Games++
+		s.addGame(g, side)
+		s.addResult(g, side)
+		useEvals := cfg.Blunders != BlundersStockfish && hasEvals(g)
+		switch {
+		case cfg.Blunders == BlundersOff:
+		case useEvals:
+			s.BlunderSrc["evals"]++
+			s.addBlunders(g, side, evalsFromPGN(g), cfg.BlunderLoss)
+		case cfg.Blunders != BlundersEvals && cfg.Engine.Path != "" && engineGames < cfg.EngineGames:
+			engineGames++
+			s.BlunderSrc["stockfish"]++
+			an.Submit(g.Clone(), len(sides))
+			sides = append(sides, side)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	res, err := an.Wait()
 	if err != nil {
@@ -204,6 +193,35 @@ func Run(ctx context.Context, name string, inputs []string, cfg Config) (*Set, e
 func standardRules(g *pgn.Game) bool {
 	return g.Standard() || (g.FEN != "" && (g.Variant == "" || strings.EqualFold(g.Variant, "Standard") ||
 		strings.EqualFold(g.Variant, "chess") || strings.EqualFold(g.Variant, "From Position")))
+}
+
+// readGames calls f with each game of the PGN files inputs, in order,
+// until f returns false. g is valid only during the call.
+func readGames(inputs []string, f func(g *pgn.Game) bool) error {
+	for _, path := range inputs {
+		rc, err := pgn.Open(path)
+		if err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		r := pgn.NewReader(rc)
+		for {
+			g, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				_ = rc.Close() // the read error is the one to report
+				return fmt.Errorf("stats: %s: %w", path, err)
+			}
+			if !f(g) {
+				break
+			}
+		}
+		if err := rc.Close(); err != nil {
+			return fmt.Errorf("stats: %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 // Sides whose moves count (playerSide).

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -64,42 +63,28 @@ type TimingSet struct {
 // engines without titles).
 func RunTiming(name string, inputs []string, player string) (*TimingSet, error) {
 	s := &TimingSet{Name: name, Player: player, Controls: map[string]*Timing{}}
-	for _, path := range inputs {
-		rc, err := pgn.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("stats: %w", err)
+	err := readGames(inputs, func(g *pgn.Game) bool {
+		if !standardRules(g) || !g.TimeControl.Known() || g.TimeControl.Moves > 0 {
+			return true
 		}
-		r := pgn.NewReader(rc)
-		for {
-			g, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				_ = rc.Close() // the read error is the one to report
-				return nil, fmt.Errorf("stats: %s: %w", path, err)
-			}
-			if !standardRules(g) || !g.TimeControl.Known() || g.TimeControl.Moves > 0 {
-				continue
-			}
-			if player == "" && (g.WhiteTitle == "BOT" || g.BlackTitle == "BOT") {
-				continue
-			}
-			side := playerSide(g, player)
-			if side == sideNone {
-				continue
-			}
-			key := fmt.Sprintf("%g+%g", g.TimeControl.Base, g.TimeControl.Increment)
-			t := s.Controls[key]
-			if t == nil {
-				t = &Timing{Control: key}
-				s.Controls[key] = t
-			}
-			t.add(g, side)
+		if player == "" && (g.WhiteTitle == "BOT" || g.BlackTitle == "BOT") {
+			return true
 		}
-		if err := rc.Close(); err != nil {
-			return nil, fmt.Errorf("stats: %s: %w", path, err)
+		side := playerSide(g, player)
+		if side == sideNone {
+			return true
 		}
+		key := fmt.Sprintf("%g+%g", g.TimeControl.Base, g.TimeControl.Increment)
+		t := s.Controls[key]
+		if t == nil {
+			t = &Timing{Control: key}
+			s.Controls[key] = t
+		}
+		t.add(g, side)
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
