@@ -53,7 +53,7 @@ func runCalibrate(args []string) error {
 	judgeNodes := fs.Int64("judge-nodes", 10000, "Stockfish nodes per judged position (fixed: the profile is reproducible)")
 	filterPos := fs.Int("filter-positions", 100, "positions timed for the blunder filter's cost")
 	workers := fs.Int("workers", 2, "games at once and judging processes")
-	start := fs.String("start", "", "start from this calibration file (default: none, UCI_Elo to the net as is)")
+	start := fs.String("start", "", "start from this calibration file, this net's or another's (default: none, UCI_Elo to the net as is)")
 	install := fs.Bool("install", false, "copy the fitted calibration beside NET (calib.PathFor)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -104,7 +104,10 @@ func runCalibrate(args []string) error {
 			return err
 		}
 		if cfg.Start.NetHash != info.Hash {
-			return fmt.Errorf("-start %s: %w", *start, calib.ErrOtherNet)
+			// Another net's fitted settings are a closer first guess than
+			// the identity for a net of the same run; the result is this net's.
+			fmt.Fprintf(os.Stderr, "calibrate: -start %s was fitted for %s; its settings are the first round's, the calibration written is %s's\n", *start, cfg.Start.Net, info.Name)
+			cfg.Start.Net, cfg.Start.NetHash = info.Name, info.Hash
 		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
