@@ -4,6 +4,7 @@
 //	humchess-train train  [-preset tiny|default|large] [-config FILE.json] [flags] -data SHARDS -out RUN
 //	humchess-train train  -resume -data SHARDS -out RUN
 //	humchess-train export -ckpt RUN/best.ckpt [-safetensors NET.safetensors] [-onnx NET.onnx]
+//	humchess-train grow   -ckpt RUN/last.ckpt -add N -out GROWN.ckpt
 //	humchess-train presets
 //
 // SIGINT or SIGTERM saves a checkpoint and exits; after SIGKILL, -resume
@@ -34,15 +35,16 @@ func main() {
 
 func run(args []string, log io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: humchess-train train|export|presets|version [flags] (-h for each)")
+		return errors.New("usage: humchess-train train|export|grow|presets|version [flags] (-h for each)")
 	}
 	switch args[0] {
 	case "train":
-		var resume bool
+		var resume, restart bool
 		var endAt int
 		cfg, rest, err := torch.ParseArgs("humchess-train train", args[1:], func(fs *flag.FlagSet) {
 			fs.BoolVar(&resume, "resume", false, "continue the run in -out from its last checkpoint")
-			fs.IntVar(&endAt, "end-at", 0, "with -resume: end the run at this step; past its last step a new learning-rate cycle, before it a compressed decay")
+			fs.IntVar(&endAt, "end-at", 0, "with -resume: end the run at this step; after a finished cycle a new learning-rate cycle, within one its decay stretched or compressed")
+			fs.BoolVar(&restart, "restart", false, "with -resume -end-at: start a new learning-rate cycle at the step reached (warm restart), finished cycle or not")
 		})
 		if err != nil {
 			return err
@@ -58,7 +60,10 @@ func run(args []string, log io.Writer) error {
 		if endAt > 0 && !resume {
 			return errors.New("train: -end-at changes a run's end: use it with -resume")
 		}
-		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt})
+		if restart && endAt == 0 {
+			return errors.New("train: -restart starts a new learning-rate cycle: give its end with -end-at")
+		}
+		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart})
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
 			return nil
@@ -85,6 +90,31 @@ func run(args []string, log io.Writer) error {
 		}
 		fmt.Fprintf(log, "humchess-train: exported %s (%d parameters)\n", *ckpt, a.ParamCount())
 		return nil
+	case "grow":
+		fs := flag.NewFlagSet("humchess-train grow", flag.ContinueOnError)
+		ckpt := fs.String("ckpt", "", "training checkpoint to grow (e.g. RUN/last.ckpt)")
+		add := fs.Int("add", 2, "encoder layers to add, spread evenly through the old ones")
+		out := fs.String("out", "", "write the grown checkpoint here (may be -ckpt itself)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *ckpt == "" || *out == "" {
+			return errors.New("grow: -ckpt and -out are required")
+		}
+		ck, err := torch.LoadCheckpoint(*ckpt)
+		if err != nil {
+			return err
+		}
+		g, err := torch.Grow(ck, *add)
+		if err != nil {
+			return err
+		}
+		if err := torch.SaveCheckpoint(*out, g); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "humchess-train: grew %s from %d to %d layers (%d to %d parameters) at step %d into %s; continue with train -resume -end-at N\n",
+			*ckpt, ck.Arch.Layers, g.Arch.Layers, ck.Arch.ParamCount(), g.Arch.ParamCount(), g.State.Step, *out)
+		return nil
 	case "presets":
 		for _, name := range torch.Presets() {
 			c, err := torch.Preset(name)
@@ -98,5 +128,5 @@ func run(args []string, log io.Writer) error {
 		fmt.Fprintln(log, "humchess-train", version)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want train, export, presets or version)", args[0])
+	return fmt.Errorf("unknown command %q (want train, export, grow, presets or version)", args[0])
 }
