@@ -34,14 +34,18 @@ const (
 type Options struct {
 	Log    io.Writer // progress lines; nil discards them
 	Resume bool      // continue from Out/last.ckpt
-	// EndAt, with Resume, moves the run's last step. Past the run's own last
-	// step, a new learning-rate cycle (warm-up, then cosine decay to EndAt)
-	// starts after it, so a run that finished can go on (a warm restart) and
-	// one that was interrupted first finishes its cycle. Between the step
-	// reached and the run's last step, the current cycle's cosine decay is
-	// compressed to end at EndAt (the learning rate drops at once to where the
-	// shorter schedule has it), so a run can be fitted into the time left.
+	// EndAt, with Resume, moves the run's last step. For a run that reached
+	// its last step, a new learning-rate cycle (warm-up, then cosine decay to
+	// EndAt) starts after it (a warm restart). For a run interrupted before
+	// its last step, the current cycle's cosine decay is stretched or
+	// compressed to end at EndAt (the learning rate moves at once to where
+	// the new schedule has it), so a run can be fitted into the time left.
 	EndAt int
+	// Restart, with EndAt, starts a new learning-rate cycle at the step
+	// reached, whether or not the current one has finished (after
+	// humchess-train grow, say: the new layers start at zero and want the
+	// peak learning rate).
+	Restart bool
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -177,16 +181,24 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		// the outputs live and what machine runs it may change.
 		c := ck.State.Config
 		c.Data, c.Out, c.Device, c.Threads = cfg.Data, cfg.Out, cfg.Device, cfg.Threads
-		switch end := r.opts.EndAt; {
+		switch end, at := r.opts.EndAt, ck.State.Step; {
+		case r.opts.Restart && end <= at:
+			return nil, fmt.Errorf("%w: a restart needs -end-at past the step reached (%d), got %d", ErrConfig, at, end)
+		case r.opts.Restart:
+			r.logf("humchess-train: a new learning-rate cycle starts after step %d and ends at step %d (warm restart)", at, end)
+			c.CycleStart, c.Steps = at, end
 		case end == 0 || end == c.Steps:
-		case end > c.Steps:
+		case end <= at:
+			return nil, fmt.Errorf("%w: -end-at %d is not past the step reached (%d)", ErrConfig, end, at)
+		case end > c.Steps && at >= c.Steps:
 			r.logf("humchess-train: extending the run from %d to %d steps: a new learning-rate cycle starts after step %d", c.Steps, end, c.Steps)
 			c.CycleStart, c.Steps = c.Steps, end
-		case end > ck.State.Step:
-			r.logf("humchess-train: ending the run at step %d instead of %d: the learning-rate decay is compressed to end there", end, c.Steps)
+		case end > c.Steps:
+			r.logf("humchess-train: ending the run at step %d instead of %d: the current learning-rate decay is stretched to end there", end, c.Steps)
 			c.Steps = end
 		default:
-			return nil, fmt.Errorf("%w: -end-at %d is not past the step reached (%d)", ErrConfig, end, ck.State.Step)
+			r.logf("humchess-train: ending the run at step %d instead of %d: the learning-rate decay is compressed to end there", end, c.Steps)
+			c.Steps = end
 		}
 		cfg = c
 		r.st = ck.State

@@ -381,6 +381,51 @@ func TestEndEarlier(t *testing.T) {
 	assert.InDelta(t, c.LR*c.MinLRFrac, short.Losses[6].LR, 1e-12)
 }
 
+// TestStretchAndRestart resumes an interrupted run with a later end (its
+// decay is stretched, never a negative learning rate, as one bug had it) and
+// then with -restart (a new cycle from the step reached).
+func TestStretchAndRestart(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 20, 1, 1, 1000, 2, 0
+	c.Out = filepath.Join(t.TempDir(), "run")
+	stopAt := func(n int) func(StepInfo) error {
+		return func(s StepInfo) error {
+			if s.Step == n {
+				return ErrStopped
+			}
+			return nil
+		}
+	}
+	_, err := Run(context.Background(), c, Options{AfterStep: stopAt(5)})
+	require.ErrorIs(t, err, ErrStopped)
+	var lrs []float64
+	_, err = Run(context.Background(), c, Options{Resume: true, EndAt: 30, AfterStep: func(s StepInfo) error {
+		lrs = append(lrs, s.LR)
+		return stopAt(8)(s)
+	}})
+	require.ErrorIs(t, err, ErrStopped)
+	require.Len(t, lrs, 3)
+	for i, lr := range lrs {
+		assert.InDelta(t, lrAt(6+i, 2, 30, c.LR, c.MinLRFrac), lr, 1e-12, "step %d: the decay stretched to step 30", 6+i)
+	}
+	assert.Greater(t, lrs[0], lrAt(6, 2, 20, c.LR, c.MinLRFrac), "a later end raises the learning rate")
+
+	_, err = Run(context.Background(), c, Options{Resume: true, EndAt: 8, Restart: true})
+	require.ErrorIs(t, err, ErrConfig, "a restart must end past the step reached")
+	more, err := Run(context.Background(), c, Options{Resume: true, EndAt: 16, Restart: true})
+	require.NoError(t, err)
+	require.Equal(t, 16, more.Step)
+	require.Len(t, more.Losses, 8)
+	assert.Equal(t, 9, more.Losses[0].Step)
+	assert.InDelta(t, c.LR/2, more.Losses[0].LR, 1e-12, "warm-up from the step reached")
+	assert.InDelta(t, c.LR, more.Losses[1].LR, 1e-12)
+	assert.InDelta(t, c.LR*c.MinLRFrac, more.Losses[7].LR, 1e-12)
+	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, 8, ck.State.Config.CycleStart)
+	assert.Equal(t, 16, ck.State.Config.Steps)
+}
+
 // TestWDLTargets checks the value target with and without a teacher
 // win/draw/loss: (1-mix)*onehot(result) + mix*teacher, the teacher alone for a
 // record without a result.
