@@ -298,6 +298,10 @@ func (r *runner) humans() (profile.Profile, int, error) {
 		r.logf("human profile from %s (%d games)", cache, n)
 		return c, n, nil
 	}
+	if c, n, err := readShippedHumans(filepath.Base(cache), cfg.Humans); err == nil {
+		r.logf("human profile shipped with calibrate (train/tools/calibrate/humans/%s, %d games)", filepath.Base(cache), n)
+		return c, n, nil
+	}
 	want := map[int]int{}
 	for _, l := range cfg.Labels {
 		want[profile.Band(l)] = cfg.HumansPerBand

@@ -1,0 +1,40 @@
+package calibrate
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/tools/internal/profile"
+	"github.com/stretchr/testify/require"
+)
+
+// TestShippedHumans reads every shipped human profile as calibrate does and
+// checks it holds the judged moves of each default label's band, and that a
+// profile for other human files is refused.
+func TestShippedHumans(t *testing.T) {
+	names, err := fs.Glob(shippedHumans, "humans/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	defaultFiles := []string{"../shared/data/lichess-2022-06-2500.pgn.zst", "../shared/data/online-misc-18k.pgn.zst"}
+	for _, name := range names {
+		base := filepath.Base(name)
+		p, n, err := readShippedHumans(base, defaultFiles)
+		require.NoError(t, err, base)
+		require.Greater(t, n, 100, "%s: games", base)
+		class := games.Blitz
+		require.True(t, strings.HasPrefix(base, "humans-"+class.String()+"-"), "%s: the default class is blitz", base)
+		for l := 800; l <= 2400; l += 200 {
+			c := p.Get(profile.Key{Band: profile.Band(l), Class: class})
+			require.Greater(t, c.Moves, int64(500), "%s: band %d moves", base, l)
+			require.Greater(t, c.Blunders, int64(0), "%s: band %d blunders", base, l)
+			require.Less(t, c.Blunders, c.Moves/4, "%s: band %d blunders", base, l)
+		}
+		_, _, err = readShippedHumans(base, []string{"other.pgn.zst"})
+		require.Error(t, err, "%s for other files", base)
+	}
+	_, _, err = readShippedHumans("humans-none.json", defaultFiles)
+	require.Error(t, err)
+}
