@@ -5,6 +5,7 @@
 //	humchess-train train  -resume -data SHARDS -out RUN
 //	humchess-train export -ckpt RUN/best.ckpt [-safetensors NET.safetensors] [-onnx NET.onnx]
 //	humchess-train grow   -ckpt RUN/last.ckpt -add N -out GROWN.ckpt
+//	humchess-train adopt  -ckpt RUN/last.ckpt -net NET.onnx -steps N -data SHARDS -out RUN/last.ckpt
 //	humchess-train presets
 //
 // SIGINT or SIGTERM saves a checkpoint and exits; after SIGKILL, -resume
@@ -21,6 +22,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/humchess/humchess/nets/transformer"
+	"github.com/humchess/humchess/train/data/shard"
 	"github.com/humchess/humchess/train/torch"
 )
 
@@ -35,7 +38,7 @@ func main() {
 
 func run(args []string, log io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: humchess-train train|export|grow|presets|version [flags] (-h for each)")
+		return errors.New("usage: humchess-train train|export|grow|adopt|presets|version [flags] (-h for each)")
 	}
 	switch args[0] {
 	case "train":
@@ -114,6 +117,51 @@ func run(args []string, log io.Writer) error {
 		}
 		fmt.Fprintf(log, "humchess-train: grew %s from %d to %d layers (%d to %d parameters) at step %d into %s; continue with train -resume -end-at N\n",
 			*ckpt, ck.Arch.Layers, g.Arch.Layers, ck.Arch.ParamCount(), g.Arch.ParamCount(), g.State.Step, *out)
+		return nil
+	case "adopt":
+		fs := flag.NewFlagSet("humchess-train adopt", flag.ContinueOnError)
+		ckpt := fs.String("ckpt", "", "the run's training checkpoint (e.g. RUN/last.ckpt), the latest one kept")
+		net := fs.String("net", "", "an ONNX net exported later in the same run (its weights replace the checkpoint's)")
+		steps := fs.Int("steps", 0, "training steps between the checkpoint and the net (the step and the data position advance by them)")
+		data := fs.String("data", "", "the run's shard set (to advance the data position)")
+		out := fs.String("out", "", "write the new checkpoint here (may be -ckpt itself)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *ckpt == "" || *net == "" || *out == "" || (*steps > 0 && *data == "") {
+			return errors.New("adopt: -ckpt, -net and -out are required, and -data with -steps")
+		}
+		ck, err := torch.LoadCheckpoint(*ckpt)
+		if err != nil {
+			return err
+		}
+		model, err := transformer.LoadONNX(*net)
+		if err != nil {
+			return err
+		}
+		a, sum, err := transformer.ReadArch(model)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *net, err)
+		}
+		w, err := transformer.WeightsFromONNX(a, sum, model)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *net, err)
+		}
+		var set *shard.Set
+		if *steps > 0 {
+			if set, err = shard.Open(*data); err != nil {
+				return err
+			}
+		}
+		nc, err := torch.Adopt(ck, a, w, *steps, set)
+		if err != nil {
+			return err
+		}
+		if err := torch.SaveCheckpoint(*out, nc); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "humchess-train: %s now holds %s's weights (%d layers) at step %d (%d positions seen), AdamW moments reset; continue with train -resume -end-at N\n",
+			*out, *net, a.Layers, nc.State.Step, nc.State.Samples)
 		return nil
 	case "presets":
 		for _, name := range torch.Presets() {
