@@ -65,7 +65,7 @@ func Adopt(ck *Checkpoint, a transformer.Arch, w transformer.Weights, steps int,
 	st.BestVal, st.ValLoss = nil, nil
 	cfg.Arch = a
 	if steps > 0 {
-		cfg.CycleStart, cfg.Steps = min(cfg.CycleStart, st.Step), st.Step
+		cfg.Steps = st.Step // the cycle ends here: -end-at starts a new one
 	}
 	st.Config = cfg
 	zeros := func() transformer.Weights {
