@@ -42,12 +42,13 @@ func run(args []string, log io.Writer) error {
 	}
 	switch args[0] {
 	case "train":
-		var resume, restart bool
+		var resume, restart, newData bool
 		var endAt int
 		cfg, rest, err := torch.ParseArgs("humchess-train train", args[1:], func(fs *flag.FlagSet) {
 			fs.BoolVar(&resume, "resume", false, "continue the run in -out from its last checkpoint")
 			fs.IntVar(&endAt, "end-at", 0, "with -resume: end the run at this step; after a finished cycle a new learning-rate cycle, within one its decay stretched or compressed")
 			fs.BoolVar(&restart, "restart", false, "with -resume -end-at: start a new learning-rate cycle at the step reached (warm restart), finished cycle or not")
+			fs.BoolVar(&newData, "new-data", false, "with -resume: continue on another shard set (-data), read from its start (the run's data position belongs to its old set)")
 		})
 		if err != nil {
 			return err
@@ -66,7 +67,10 @@ func run(args []string, log io.Writer) error {
 		if restart && endAt == 0 {
 			return errors.New("train: -restart starts a new learning-rate cycle: give its end with -end-at")
 		}
-		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart})
+		if newData && !resume {
+			return errors.New("train: -new-data continues a run on another shard set: use it with -resume")
+		}
+		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData})
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
 			return nil

@@ -26,15 +26,16 @@ const MetaState = "humchess.trainer"
 
 // State is everything besides tensors that a resumed run needs.
 type State struct {
-	Step      int            `json:"step"`       // optimizer steps done
-	AdamStep  int            `json:"adam_step"`  // AdamW's step count (bias correction)
-	Samples   int64          `json:"samples"`    // positions trained on
-	Position  shard.Position `json:"position"`   // training data position after the last step
-	BestVal   *float64       `json:"best_val"`   // best validation loss so far (nil: none yet)
-	ValLoss   *float64       `json:"val_loss"`   // validation loss at this checkpoint (nil: not validated)
-	Config    Config         `json:"config"`     // the run's configuration
-	Elapsed   float64        `json:"elapsed_s"`  // training seconds so far
-	RNGStream string         `json:"rng_stream"` // what random state the run has (see doc.go)
+	Step      int            `json:"step"`           // optimizer steps done
+	AdamStep  int            `json:"adam_step"`      // AdamW's step count (bias correction)
+	Samples   int64          `json:"samples"`        // positions trained on
+	Position  shard.Position `json:"position"`       // training data position after the last step
+	Data      string         `json:"data,omitempty"` // DataID of the shard set Position belongs to ("" in runs older than it)
+	BestVal   *float64       `json:"best_val"`       // best validation loss so far (nil: none yet)
+	ValLoss   *float64       `json:"val_loss"`       // validation loss at this checkpoint (nil: not validated)
+	Config    Config         `json:"config"`         // the run's configuration
+	Elapsed   float64        `json:"elapsed_s"`      // training seconds so far
+	RNGStream string         `json:"rng_stream"`     // what random state the run has (see doc.go)
 }
 
 // Checkpoint is a checkpoint read back: weights, optimizer moments, state.

@@ -1,6 +1,8 @@
 package torch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +59,20 @@ func OpenShardSource(set *shard.Set, split string, buffer int, seed uint64, resu
 		return nil, err
 	}
 	return &ShardSource{sh: sh}, nil
+}
+
+// DataID names the records of a split of a shard set: the first 16 hex
+// digits of a sha256 over its shards' names, record counts and sha256s, in
+// manifest order. A data position (State.Position) is only meaningful on the
+// set it was read from.
+func DataID(set *shard.Set, split string) string {
+	h := sha256.New()
+	for _, in := range set.Manifest.Shards {
+		if in.Split == split {
+			fmt.Fprintf(h, "%s %d %s\n", in.Name, in.Records, in.SHA256)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Next implements Source.

@@ -46,6 +46,13 @@ type Options struct {
 	// humchess-train grow, say: the new layers start at zero and want the
 	// peak learning rate).
 	Restart bool
+	// NewData, with Resume, continues the run on another shard set (-data):
+	// the saved data position, which belongs to the run's old set, is
+	// dropped and the new set's train split is read from its start; the best
+	// validation loss is forgotten (it was measured on the old set's
+	// validation split). Without it, a resume on a set whose train split
+	// differs from the run's is refused.
+	NewData bool
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -238,6 +245,17 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 	} else if r.opts.Source == nil {
 		r.logf("humchess-train: no teacher distributions in %s: move targets are the played moves", cfg.Data)
 	}
+	id := DataID(set, cfg.TrainSplit)
+	switch {
+	case ck == nil: // a fresh run: State is made below
+	case r.opts.NewData:
+		r.logf("humchess-train: continuing on a new shard set %s (%s): its train split read from the start, the best validation loss forgotten", cfg.Data, id)
+		r.st.Data, r.st.BestVal = id, nil
+	case r.st.Data != "" && r.st.Data != id:
+		return nil, fmt.Errorf("%w: the run's data position belongs to shard set %s, and the train split of %s is %s: to continue on this set, add -new-data", ErrConfig, r.st.Data, cfg.Data, id)
+	default:
+		r.st.Data = id
+	}
 	if err := r.loadVal(set); err != nil {
 		return nil, err
 	}
@@ -258,7 +276,7 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		}
 		r.logf("humchess-train: resumed %s at step %d", last, r.st.Step)
 	} else {
-		r.st = State{Config: cfg}
+		r.st = State{Config: cfg, Data: id}
 		r.keepBetterBest()
 	}
 	r.st.RNGStream = "none besides the data position: initialisation from seed, no dropout"
@@ -269,7 +287,7 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 	defer r.metricsF.Close()
 
 	var pos *shard.Position
-	if ck != nil {
+	if ck != nil && !r.opts.NewData {
 		p := ck.State.Position
 		pos = &p
 	}

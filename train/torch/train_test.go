@@ -426,6 +426,78 @@ func TestStretchAndRestart(t *testing.T) {
 	assert.Equal(t, 16, ck.State.Config.Steps)
 }
 
+// TestNewData checks that a run resumed on another shard set is refused
+// unless told -new-data, which reads the new set from its start and forgets
+// the old set's best validation loss; later resumes on the new set need
+// nothing more.
+func TestNewData(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 12, 1, 1, 4, 2, 64
+	_, err := Run(context.Background(), c, Options{AfterStep: func(s StepInfo) error {
+		if s.Step == 4 {
+			return ErrStopped
+		}
+		return nil
+	}})
+	require.ErrorIs(t, err, ErrStopped)
+	old, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	oldSet, err := shard.Open(c.Data)
+	require.NoError(t, err)
+	require.Equal(t, DataID(oldSet, c.TrainSplit), old.State.Data)
+	require.NotNil(t, old.State.BestVal)
+	require.NotZero(t, old.State.Position.Emitted+old.State.Position.Next, "the old set was read from")
+
+	other := filepath.Join(t.TempDir(), "other")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	require.NoError(t, prepShards(fixturePGN, other, 150))
+	otherSet, err := shard.Open(other)
+	require.NoError(t, err)
+	newID := DataID(otherSet, c.TrainSplit)
+	require.NotEqual(t, old.State.Data, newID)
+
+	c2 := c
+	c2.Data = other
+	_, err = Run(context.Background(), c2, Options{Resume: true})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "-new-data")
+
+	var first StepInfo
+	_, err = Run(context.Background(), c2, Options{Resume: true, NewData: true, AfterStep: func(s StepInfo) error {
+		if first.Step == 0 {
+			first = s
+		}
+		if s.Step == 6 {
+			return ErrStopped
+		}
+		return nil
+	}})
+	require.ErrorIs(t, err, ErrStopped)
+	assert.Equal(t, 5, first.Step, "the step count goes on")
+	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, newID, ck.State.Data)
+	assert.Equal(t, int64(6*c.BatchSize*c.Accum), ck.State.Samples)
+	assert.Nil(t, ck.State.BestVal, "no validation on the new set yet (next at step 8)")
+
+	// Reading the new set from its start: the same position as a fresh source
+	// on it after two steps' records.
+	src, err := OpenShardSource(otherSet, c.TrainSplit, c.ShuffleBuffer, c.Seed, nil)
+	require.NoError(t, err)
+	var ex Example
+	for i := 0; i < 2*c.BatchSize*c.Accum; i++ {
+		require.NoError(t, src.Next(&ex))
+	}
+	assert.Equal(t, src.Position(), ck.State.Position)
+	require.NoError(t, src.Close())
+
+	sum, err := Run(context.Background(), c2, Options{Resume: true})
+	require.NoError(t, err, "the run now belongs to the new set")
+	assert.Equal(t, 12, sum.Step)
+	_, err = Run(context.Background(), c, Options{Resume: true, EndAt: 14})
+	require.ErrorIs(t, err, ErrConfig, "and the old set is the other one now")
+}
+
 // TestWDLTargets checks the value target with and without a teacher
 // win/draw/loss: (1-mix)*onehot(result) + mix*teacher, the teacher alone for a
 // record without a result.
