@@ -54,3 +54,17 @@ const saltSplit uint64 = 0x5b17
 func IsValidation(id uint64, fraction float64) bool {
 	return Unit(id, 0, saltSplit, 0) < fraction
 }
+
+// saltPart is the salt of PartOf.
+const saltPart uint64 = 0x9a27
+
+// PartOf returns which of n equal parts (0..n-1) the game with this id falls
+// in, so a large set of games can be prepared and trained on a part at a
+// time. Like IsValidation it depends on the id only, and it is independent
+// of the split: every part holds its share of both.
+func PartOf(id uint64, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return min(int(Unit(id, 0, saltPart, 0)*float64(n)), n-1)
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/humchess/humchess/nets"
@@ -42,6 +43,13 @@ type Config struct {
 	SameBandKeep     float64 `json:"same_band_keep"`     // keep rate, same band
 	AdjacentBandKeep float64 `json:"adjacent_band_keep"` // keep rate, adjacent bands
 	PairCap          int64   `json:"pair_cap"`           // at most this many games per unordered pair of bands; 0 = no cap
+
+	// Parts: with Parts > 1, only the training games of part Part (1..Parts,
+	// games.PartOf) are kept, and every validation game, so the sets of the
+	// parts share one validation split and together hold every training game
+	// once.
+	Part  int `json:"part,omitempty"`  // 1..Parts; 0 with Parts 0 = all games
+	Parts int `json:"parts,omitempty"` // number of parts; 0 or 1 = all games
 
 	// Position sampling.
 	MinClock     float64 `json:"min_clock"`      // skip positions where the mover's clock is below this, seconds; 0 disables; unknown clocks never skip
@@ -122,6 +130,8 @@ func (c *Config) Validate() error {
 		return bad("balance band %d < 0", c.BalanceBand)
 	case !rate(c.SameBandKeep) || !rate(c.AdjacentBandKeep) || !rate(c.EarlyMinRate):
 		return bad("keep rates must be in [0,1]: same %v adjacent %v early %v", c.SameBandKeep, c.AdjacentBandKeep, c.EarlyMinRate)
+	case c.Parts < 0 || (c.Parts <= 1 && c.Part > 1) || (c.Parts > 1 && (c.Part < 1 || c.Part > c.Parts)):
+		return bad("part %d of %d (give -part K/N with 1 <= K <= N)", c.Part, c.Parts)
 	case c.PairCap < 0:
 		return bad("pair cap %d < 0", c.PairCap)
 	case !(c.MinClock >= 0):
@@ -180,6 +190,27 @@ func (c *Config) JSON() []byte {
 	return b
 }
 
+// partFlag is the -part K/N flag.
+type partFlag struct{ c *Config }
+
+func (p partFlag) String() string {
+	if p.c == nil || p.c.Parts <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", p.c.Part, p.c.Parts)
+}
+
+func (p partFlag) Set(s string) error {
+	k, n, ok := strings.Cut(s, "/")
+	part, err1 := strconv.Atoi(strings.TrimSpace(k))
+	parts, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || parts < 1 || part < 1 || part > parts {
+		return fmt.Errorf("part %q: want K/N with 1 <= K <= N, e.g. 2/3", s)
+	}
+	p.c.Part, p.c.Parts = part, parts
+	return nil
+}
+
 // listFlag is a comma-separated list flag.
 type listFlag struct{ p *[]string }
 
@@ -220,6 +251,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.SameBandKeep, "same-band-keep", c.SameBandKeep, "keep rate of games within one band")
 	fs.Float64Var(&c.AdjacentBandKeep, "adjacent-band-keep", c.AdjacentBandKeep, "keep rate of games between adjacent bands")
 	fs.Int64Var(&c.PairCap, "pair-cap", c.PairCap, "maximum games per pair of bands (0 = none)")
+	fs.Var(partFlag{c}, "part", "K/N: keep only the training games of part K of N (by game hash; every validation game is kept), to prepare and train on a large set a part at a time")
 	fs.Float64Var(&c.MinClock, "min-clock", c.MinClock, "skip positions with less than this on the mover's clock, seconds (0 = off)")
 	fs.IntVar(&c.EarlyFullPly, "early-full-ply", c.EarlyFullPly, "ply from which positions are kept at full rate (0 = off)")
 	fs.Float64Var(&c.EarlyMinRate, "early-min-rate", c.EarlyMinRate, "sampling rate at ply 0")

@@ -21,6 +21,7 @@ const (
 	ReasonSameBand     = "game: balance same band"
 	ReasonAdjacentBand = "game: balance adjacent band"
 	ReasonPairCap      = "game: pair cap"
+	ReasonOtherPart    = "game: in another part"
 	ReasonFewPlies     = "game: too few plies"
 	ReasonBadMove      = "game: illegal or unreadable move"
 	ReasonPGN          = "pgn: " // + the pgn reader's reason
@@ -99,6 +100,9 @@ func (f *filter) headerReason(g *pgn.Game, id uint64) string {
 		case (d == 1 || d == -1) && u >= c.AdjacentBandKeep:
 			return ReasonAdjacentBand
 		}
+	}
+	if c.Parts > 1 && !games.IsValidation(id, c.ValFraction) && games.PartOf(id, c.Parts) != c.Part-1 {
+		return ReasonOtherPart
 	}
 	return ""
 }

@@ -1,7 +1,9 @@
 package prep
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,6 +142,73 @@ func TestPairCap(t *testing.T) {
 	assert.Equal(t, []string{"", "", "", ReasonPairCap, ""}, got)
 }
 
+// TestParts checks -part K/N: over N parts every training game is kept in
+// exactly one part, every validation game in all of them, and the parts are
+// about equal.
+func TestParts(t *testing.T) {
+	const n, parts = 6000, 3
+	var text strings.Builder
+	for i := range n {
+		text.WriteString(header(map[string]string{"Site": fmt.Sprintf("https://lichess.org/p%07d", i)}))
+	}
+	hdrs := pgn.NewReader(strings.NewReader(text.String()))
+	var gs []pgn.Game // copies: the reader reuses its Game
+	for range n {
+		g, err := hdrs.NextHeaders()
+		require.NoError(t, err)
+		gs = append(gs, *g)
+	}
+	base := DefaultConfig()
+	kept := make([]int, n)
+	perPart := make([]int, parts)
+	for k := 1; k <= parts; k++ {
+		c := base
+		c.Part, c.Parts = k, parts
+		f := newFilter(&c)
+		for i := range gs {
+			g := &gs[i]
+			switch r := f.headerReason(g, games.ID(g)); r {
+			case "":
+				kept[i]++
+				if !games.IsValidation(games.ID(g), c.ValFraction) {
+					perPart[k-1]++
+				}
+			default:
+				require.Equal(t, ReasonOtherPart, r)
+			}
+		}
+	}
+	val := 0
+	for i := range gs {
+		if games.IsValidation(games.ID(&gs[i]), base.ValFraction) {
+			val++
+			assert.Equal(t, parts, kept[i], "game %d: a validation game is in every part", i)
+		} else {
+			assert.Equal(t, 1, kept[i], "game %d: a training game is in one part", i)
+		}
+	}
+	require.Greater(t, val, 0)
+	for k, m := range perPart {
+		assert.InDelta(t, float64(n-val)/parts, float64(m), 0.05*float64(n), "part %d", k+1)
+	}
+}
+
+func TestPartFlag(t *testing.T) {
+	c := DefaultConfig()
+	fs := flag.NewFlagSet("prep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.RegisterFlags(fs)
+	require.NoError(t, fs.Parse([]string{"-part", "2/3"}))
+	assert.Equal(t, [2]int{2, 3}, [2]int{c.Part, c.Parts})
+	for _, bad := range []string{"3", "0/3", "4/3", "a/b", "1/0", "-1/2"} {
+		fs := flag.NewFlagSet("prep", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		x := DefaultConfig()
+		x.RegisterFlags(fs)
+		assert.Error(t, fs.Parse([]string{"-part", bad}), bad)
+	}
+}
+
 func TestEarlyRate(t *testing.T) {
 	cfg := DefaultConfig()
 	assert.InDelta(t, 0.1, earlyRate(&cfg, 0), 1e-9)
@@ -160,6 +229,10 @@ func TestConfig(t *testing.T) {
 		func(c *Config) { c.Compression = "lz4" },
 		func(c *Config) { c.MaxRating = 900 },
 		func(c *Config) { c.MinClock = -1 },
+		func(c *Config) { c.Part, c.Parts = 4, 3 },
+		func(c *Config) { c.Part, c.Parts = 0, 3 },
+		func(c *Config) { c.Part, c.Parts = 2, 0 },
+		func(c *Config) { c.Parts = -1 },
 	}
 	for i, f := range bad {
 		x := c
