@@ -56,7 +56,8 @@ func runEval(args []string) error {
 	keepBots := fs.Bool("keep-bots", false, "keep games a BOT account plays")
 	keepUnrated := fs.Bool("keep-unrated", false, "keep games with a missing rating")
 	oppBand := fs.Int("opp-band", 100, "width of the opponent-rating bands (100 or 200)")
-	compare := fs.String("compare", "", "the two contestants of the paired difference, NAME1,NAME2 (default: the first two)")
+	var compares listFlag
+	fs.Var(&compares, "compare", "two contestants whose paired difference is reported, NAME1,NAME2 (first minus second); repeatable, one column each (default: the first two)")
 	dims := fs.String("dims", strings.Join(eval.Dimensions, ","), "breakdowns printed on the terminal")
 	csvPath := fs.String("csv", "", "write the full tables as CSV to this file")
 	plots := fs.String("plots", "", "write PNG plots (accuracy by rating band) into this folder")
@@ -113,8 +114,8 @@ func runEval(args []string) error {
 	if len(cfg.Contestants) == 0 {
 		return errors.New("no contestant: give -net or -engine")
 	}
-	if *compare != "" {
-		a, b, ok := strings.Cut(*compare, ",")
+	for _, compare := range compares {
+		a, b, ok := strings.Cut(compare, ",")
 		ia, ib := -1, -1
 		for i, s := range cfg.Contestants {
 			if s.Name == strings.TrimSpace(a) {
@@ -125,9 +126,9 @@ func runEval(args []string) error {
 			}
 		}
 		if !ok || ia < 0 || ib < 0 {
-			return fmt.Errorf("-compare %q: want two contestant names", *compare)
+			return fmt.Errorf("-compare %q: want two contestant names", compare)
 		}
-		cfg.Compare = [2]int{ia, ib}
+		cfg.Compare = append(cfg.Compare, [2]int{ia, ib})
 	}
 	if !*quiet {
 		cfg.Progress = os.Stderr

@@ -28,7 +28,7 @@ type Config struct {
 	// is missing (by default both are skipped, as train/data/prep does).
 	KeepBots, KeepUnrated bool
 	OppBand               int       // width of the opponent-relative bands, rating points; 0 means 100
-	Compare               [2]int    // the two contestants whose paired difference is reported; default 0 and 1
+	Compare               [][2]int  // the contestant pairs whose paired differences are reported; default {0, 1} with two contestants or more
 	Progress              io.Writer // a progress line every few seconds; nil = none
 }
 
@@ -40,13 +40,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Contestants) == 0 {
 		return nil, fmt.Errorf("%w: no contestant", ErrConfig)
 	}
-	for _, i := range cfg.Compare {
-		if i < 0 || i >= len(cfg.Contestants) {
-			return nil, fmt.Errorf("%w: compare index %d out of range", ErrConfig, i)
+	for _, pair := range cfg.Compare {
+		for _, i := range pair {
+			if i < 0 || i >= len(cfg.Contestants) {
+				return nil, fmt.Errorf("%w: compare index %d out of range", ErrConfig, i)
+			}
 		}
 	}
-	if cfg.Compare == [2]int{} && len(cfg.Contestants) > 1 {
-		cfg.Compare = [2]int{0, 1}
+	if len(cfg.Compare) == 0 && len(cfg.Contestants) > 1 {
+		cfg.Compare = [][2]int{{0, 1}}
 	}
 	switch cfg.Split {
 	case "", "all", "validation", "train":

@@ -114,6 +114,54 @@ func TestRunTruncated(t *testing.T) {
 	assert.Contains(t, b.String(), "warning: ")
 }
 
+// TestComparePairs checks several compared pairs: one paired difference
+// each, in the text and the CSV.
+func TestComparePairs(t *testing.T) {
+	pl := played{}
+	g1, _ := synthGame(t, pl, 1, 40, 1520, 1230)
+	g2, _ := synthGame(t, pl, 2, 30, 1540, 1210)
+	path := filepath.Join(t.TempDir(), "synth.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(g1+g2), 0o644))
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("oracle", oracle(pl)), NetContestantSpec("uniform", uniform), NetContestantSpec("again", oracle(pl))},
+		Compare:     [][2]int{{0, 1}, {1, 0}, {0, 2}},
+		Workers:     2,
+	})
+	require.NoError(t, err)
+	all := rep.Row(ProtocolAll, "all", "all")
+	require.Len(t, all.Diffs, 3)
+	m01, h01 := all.Diffs[0].Mean()
+	want := float64(all.Cells[0].Top1-all.Cells[1].Top1) / float64(all.Cells[0].N)
+	assert.InDelta(t, want, m01, 1e-12)
+	assert.Positive(t, want)
+	m10, h10 := all.Diffs[1].Mean()
+	assert.InDelta(t, -m01, m10, 1e-12, "the reversed pair")
+	assert.InDelta(t, h01, h10, 1e-12)
+	m02, h02 := all.Diffs[2].Mean()
+	assert.Equal(t, 0.0, m02, "the same net twice")
+	assert.Equal(t, 0.0, h02)
+
+	var txt strings.Builder
+	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
+	for _, name := range []string{"top1 oracle - uniform", "top1 uniform - oracle", "top1 oracle - again"} {
+		assert.Equal(t, 2, strings.Count(txt.String(), name), "%s: a column in each protocol's table", name)
+	}
+	assert.Contains(t, txt.String(), "+0.00 [0.00, 0.00]")
+	var csvOut strings.Builder
+	require.NoError(t, rep.WriteCSV(&csvOut))
+	for _, name := range []string{"oracle - uniform", "uniform - oracle", "oracle - again"} {
+		assert.Contains(t, csvOut.String(), "all,all,all,"+name+",", name)
+	}
+
+	_, err = Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("oracle", oracle(pl)), NetContestantSpec("uniform", uniform)},
+		Compare:     [][2]int{{0, 1}, {0, 2}},
+	})
+	assert.ErrorIs(t, err, ErrConfig, "a pair past the contestants")
+}
+
 func TestRunSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	pl := played{}
@@ -205,7 +253,8 @@ func TestRunSynthetic(t *testing.T) {
 	assert.Equal(t, int64(n), all.Cells[1].N, "same positions for every contestant")
 
 	// Paired difference: oracle minus uniform over the same positions.
-	m, h := all.Diff.Mean()
+	require.Len(t, all.Diffs, 1, "one pair by default: the first two")
+	m, h := all.Diffs[0].Mean()
 	want := float64(all.Cells[0].Top1-all.Cells[1].Top1) / float64(n)
 	assert.InDelta(t, want, m, 1e-12)
 	assert.True(t, h > 0 && h < 0.5, "half-width %v", h)

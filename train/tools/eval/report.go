@@ -88,17 +88,18 @@ func (d Diff) Mean() (mean, half float64) {
 	return mean, 1.959963984540054 * math.Sqrt(math.Max(v, 0)/n)
 }
 
-// Row is one bucket's tallies: one Cell per contestant and the paired difference.
+// Row is one bucket's tallies: one Cell per contestant and one paired
+// difference per compared pair (Report.Compare).
 type Row struct {
 	Cells []Cell
-	Diff  Diff
+	Diffs []Diff
 }
 
 // Report is the result of Run.
 type Report struct {
 	Names   []string // contestants
 	Probs   []bool   // whether each contestant gives probabilities (top-3, cross-entropy)
-	Compare [2]int   // the contestants of Row.Diff
+	Compare [][2]int // the contestant pairs of Row.Diffs
 	Games   int64
 	Skipped map[string]int64 // games skipped, by reason
 	// Warnings are problems that did not stop the run, such as an input
@@ -139,7 +140,7 @@ func (r *Report) Row(protocol int, dim, label string) *Row {
 func (r *Report) row(protocol int, b Bucket) *Row {
 	row := r.Rows[protocol][b]
 	if row == nil {
-		row = &Row{Cells: make([]Cell, len(r.Names))}
+		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, len(r.Compare))}
 		r.Rows[protocol][b] = row
 	}
 	return row
@@ -177,11 +178,12 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 					c.TimeN++
 				}
 			}
-			if len(preds) > 1 {
-				d := b2f(preds[r.Compare[0]][i].Top1) - b2f(preds[r.Compare[1]][i].Top1)
-				row.Diff.N++
-				row.Diff.Sum += d
-				row.Diff.Sum2 += d * d
+			for j, pair := range r.Compare {
+				d := b2f(preds[pair[0]][i].Top1) - b2f(preds[pair[1]][i].Top1)
+				x := &row.Diffs[j]
+				x.N++
+				x.Sum += d
+				x.Sum2 += d * d
 			}
 		}
 	}
@@ -211,9 +213,12 @@ func (r *Report) merge(o *Report) {
 				x.Time += c.Time
 				x.TimeN += c.TimeN
 			}
-			row.Diff.N += orow.Diff.N
-			row.Diff.Sum += orow.Diff.Sum
-			row.Diff.Sum2 += orow.Diff.Sum2
+			for j, d := range orow.Diffs {
+				x := &row.Diffs[j]
+				x.N += d.N
+				x.Sum += d.Sum
+				x.Sum2 += d.Sum2
+			}
 		}
 	}
 }
@@ -335,7 +340,6 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
-	hasDiff := len(r.Names) > 1
 	for proto := range 2 {
 		r.writeHeads(&b, proto)
 		for _, dim := range dims {
@@ -352,8 +356,8 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 					fmt.Fprintf(&b, " | %-6s", format.Trunc(n, 6))
 				}
 			}
-			if hasDiff {
-				fmt.Fprintf(&b, " | top1 %s - %s", format.Trunc(r.Names[r.Compare[0]], 12), format.Trunc(r.Names[r.Compare[1]], 12))
+			for _, pair := range r.Compare {
+				fmt.Fprintf(&b, " | %-26s", "top1 "+format.Trunc(r.Names[pair[0]], 10)+" - "+format.Trunc(r.Names[pair[1]], 10))
 			}
 			fmt.Fprintf(&b, "\n%-12s %9s", "", "")
 			for k := range r.Names {
@@ -363,8 +367,8 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 					fmt.Fprintf(&b, " | %6s", "top1")
 				}
 			}
-			if hasDiff {
-				b.WriteString(" | points [95% CI]")
+			for range r.Compare {
+				fmt.Fprintf(&b, " | %-26s", "points [95% CI]")
 			}
 			b.WriteString("\n")
 			for _, bk := range buckets {
@@ -377,9 +381,9 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 						fmt.Fprintf(&b, " | %6s", format.Pct(c.Top1Rate()))
 					}
 				}
-				if hasDiff {
-					m, h := row.Diff.Mean()
-					fmt.Fprintf(&b, " | %+.2f [%s, %s]", 100*m, format.Num(100*(m-h), 2), format.Num(100*(m+h), 2))
+				for _, d := range row.Diffs {
+					m, h := d.Mean()
+					fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.2f [%s, %s]", 100*m, format.Num(100*(m-h), 2), format.Num(100*(m+h), 2)))
 				}
 				b.WriteString("\n")
 			}
@@ -400,7 +404,7 @@ func sortedKeys(m map[string]int64) []string {
 
 // WriteCSV writes one line per protocol, dimension, bucket and contestant
 // (protocol,dimension,bucket,contestant,n,top1,top3,cross_entropy), and per
-// bucket one line for the paired difference (contestant "A - B"; top1 holds
+// bucket and compared pair one line for the paired difference (contestant "A - B"; top1 holds
 // the mean difference, top3 and cross_entropy the 95% interval's ends).
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -426,10 +430,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 						return err
 					}
 				}
-				if len(r.Names) > 1 {
-					m, h := row.Diff.Mean()
-					name := r.Names[r.Compare[0]] + " - " + r.Names[r.Compare[1]]
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(row.Diff.N, 10), f(m), f(m - h), f(m + h), "", ""}); err != nil {
+				for j, pair := range r.Compare {
+					d := row.Diffs[j]
+					m, h := d.Mean()
+					name := r.Names[pair[0]] + " - " + r.Names[pair[1]]
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", ""}); err != nil {
 						return err
 					}
 				}
