@@ -44,7 +44,9 @@ func run(args []string, log io.Writer) error {
 	case "train":
 		var resume, restart, newData bool
 		var endAt int
+		var trainFlags *flag.FlagSet
 		cfg, rest, err := torch.ParseArgs("humchess-train train", args[1:], func(fs *flag.FlagSet) {
+			trainFlags = fs
 			fs.BoolVar(&resume, "resume", false, "continue the run in -out from its last checkpoint")
 			fs.IntVar(&endAt, "end-at", 0, "with -resume: end the run at this step; after a finished cycle a new learning-rate cycle, within one its decay stretched or compressed")
 			fs.BoolVar(&restart, "restart", false, "with -resume -end-at: start a new learning-rate cycle at the step reached (warm restart), finished cycle or not")
@@ -70,7 +72,14 @@ func run(args []string, log io.Writer) error {
 		if newData && !resume {
 			return errors.New("train: -new-data continues a run on another shard set: use it with -resume")
 		}
-		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData})
+		// A resumed run keeps its own precision unless -precision is given.
+		precision := ""
+		trainFlags.Visit(func(f *flag.Flag) {
+			if f.Name == "precision" {
+				precision = cfg.Precision
+			}
+		})
+		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData, Precision: precision})
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
 			return nil

@@ -1,7 +1,9 @@
 package torch
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/libtch"
@@ -54,4 +56,34 @@ func (a amp) exit() {
 			panic(fmt.Errorf("%w: %v", ErrTorch, err))
 		}
 	}
+}
+
+// cpuHasBF16 reports whether this CPU has bf16 arithmetic (the avx512_bf16 or
+// amx_bf16 flag of /proc/cpuinfo), where bf16 autocast is fast; without it
+// libtorch emulates bf16 (about ten times slower than fp32 on the default
+// net, seen on an AVX2-only AMD EPYC). Where /proc/cpuinfo cannot be read it
+// says true: no warning without evidence.
+func cpuHasBF16() bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return true
+	}
+	return hasBF16Flag(b)
+}
+
+// hasBF16Flag looks for avx512_bf16 or amx_bf16 among the flags of a
+// /proc/cpuinfo text.
+func hasBF16Flag(cpuinfo []byte) bool {
+	for _, line := range bytes.Split(cpuinfo, []byte("\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok || string(bytes.TrimSpace(k)) != "flags" {
+			continue
+		}
+		for _, f := range bytes.Fields(v) {
+			if s := string(f); s == "avx512_bf16" || s == "amx_bf16" {
+				return true
+			}
+		}
+	}
+	return false
 }

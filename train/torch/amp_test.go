@@ -3,9 +3,13 @@ package torch
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/libtch"
 )
@@ -100,4 +104,51 @@ func TestTrainBF16(t *testing.T) {
 	if !(d < 0.02) {
 		t.Errorf("step 1 loss: bf16 %.6f vs fp32 %.6f differ by %.3g, want < 2%%", bf.Losses[0].Loss, fp.Losses[0].Loss, d)
 	}
+}
+
+func TestHasBF16Flag(t *testing.T) {
+	zen3 := "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n\nprocessor\t: 1\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n"
+	zen4 := "processor\t: 0\nflags\t\t: fpu avx avx2 avx512f avx512_bf16 avx512_vnni\n"
+	spr := "processor\t: 0\nflags\t\t: avx512f amx_bf16 amx_tile\n"
+	if hasBF16Flag([]byte(zen3)) {
+		t.Error("an AVX2-only CPU has no bf16")
+	}
+	if !hasBF16Flag([]byte(zen4)) || !hasBF16Flag([]byte(spr)) {
+		t.Error("avx512_bf16 and amx_bf16 are bf16")
+	}
+	if hasBF16Flag([]byte("model name\t: avx512_bf16 in the name\n")) {
+		t.Error("only the flags line counts")
+	}
+}
+
+// TestResumePrecision checks that a resumed run keeps its precision unless
+// Options.Precision names another, which the checkpoint then carries.
+func TestResumePrecision(t *testing.T) {
+	c := tinyConfig(t)
+	c.Precision, c.Steps, c.CkptEvery, c.ValPositions, c.Warmup = "bf16", 6, 1, 0, 2
+	stop := func(n int) func(StepInfo) error {
+		return func(s StepInfo) error {
+			if s.Step == n {
+				return ErrStopped
+			}
+			return nil
+		}
+	}
+	_, err := Run(context.Background(), c, Options{AfterStep: stop(2)})
+	require.ErrorIs(t, err, ErrStopped)
+	resumed := c
+	resumed.Precision = "auto" // what the flags say when -precision is not given: ignored
+	_, err = Run(context.Background(), resumed, Options{Resume: true, AfterStep: stop(3)})
+	require.ErrorIs(t, err, ErrStopped)
+	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, "bf16", ck.State.Config.Precision, "the run keeps its precision")
+	var log strings.Builder
+	_, err = Run(context.Background(), resumed, Options{Resume: true, Precision: "fp32", Log: &log, AfterStep: stop(4)})
+	require.ErrorIs(t, err, ErrStopped)
+	ck, err = LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, "fp32", ck.State.Config.Precision)
+	assert.Contains(t, log.String(), "precision fp32 instead of the run's bf16")
+	assert.Contains(t, log.String(), ", fp32, ", "the device line names the precision in use")
 }

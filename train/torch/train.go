@@ -53,6 +53,10 @@ type Options struct {
 	// validation split). Without it, a resume on a set whose train split
 	// differs from the run's is refused.
 	NewData bool
+	// Precision, with Resume, when not "", replaces the run's precision
+	// (Config.Precision): like the threads, it belongs to the machine (bf16
+	// autocast pays only where the hardware has bf16 arithmetic).
+	Precision string
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -188,6 +192,10 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		// the outputs live and what machine runs it may change.
 		c := ck.State.Config
 		c.Data, c.Out, c.Device, c.Threads = cfg.Data, cfg.Out, cfg.Device, cfg.Threads
+		if p := r.opts.Precision; p != "" && p != c.Precision {
+			r.logf("humchess-train: precision %s instead of the run's %s", p, c.Precision)
+			c.Precision = p
+		}
 		switch end, at := r.opts.EndAt, ck.State.Step; {
 		case r.opts.Restart && end <= at:
 			return nil, fmt.Errorf("%w: a restart needs -end-at past the step reached (%d), got %d", ErrConfig, at, end)
@@ -233,6 +241,9 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 	}
 	r.logf("humchess-train: config %s", compactJSON(cfg))
 	r.amp = newAmp(cfg.Precision, r.dev)
+	if r.amp.on && !r.amp.cuda && !cpuHasBF16() {
+		r.logf("humchess-train: warning: bf16 autocast on a CPU without bf16 instructions (no avx512_bf16 or amx_bf16 in /proc/cpuinfo): it emulates them and runs several times slower than fp32; use -precision fp32 (with -resume too)")
+	}
 	r.logf("humchess-train: device %v, %s, %d libtorch threads, %d parameters", r.dev, r.amp, Threads(), cfg.Arch.ParamCount())
 
 	set, err := shard.Open(cfg.Data)
