@@ -126,25 +126,17 @@ func TestHasBF16Flag(t *testing.T) {
 func TestResumePrecision(t *testing.T) {
 	c := tinyConfig(t)
 	c.Precision, c.Steps, c.CkptEvery, c.ValPositions, c.Warmup = "bf16", 6, 1, 0, 2
-	stop := func(n int) func(StepInfo) error {
-		return func(s StepInfo) error {
-			if s.Step == n {
-				return ErrStopped
-			}
-			return nil
-		}
-	}
-	_, err := Run(context.Background(), c, Options{AfterStep: stop(2)})
+	_, err := Run(context.Background(), c, Options{AfterStep: stopAt(2)})
 	require.ErrorIs(t, err, ErrStopped)
 	resumed := c
 	resumed.Precision = "auto" // what the flags say when -precision is not given: ignored
-	_, err = Run(context.Background(), resumed, Options{Resume: true, AfterStep: stop(3)})
+	_, err = Run(context.Background(), resumed, Options{Resume: true, AfterStep: stopAt(3)})
 	require.ErrorIs(t, err, ErrStopped)
 	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
 	require.NoError(t, err)
 	assert.Equal(t, "bf16", ck.State.Config.Precision, "the run keeps its precision")
 	var log strings.Builder
-	_, err = Run(context.Background(), resumed, Options{Resume: true, Precision: "fp32", Log: &log, AfterStep: stop(4)})
+	_, err = Run(context.Background(), resumed, Options{Resume: true, Precision: "fp32", Log: &log, AfterStep: stopAt(4)})
 	require.ErrorIs(t, err, ErrStopped)
 	ck, err = LoadCheckpoint(filepath.Join(c.Out, LastName))
 	require.NoError(t, err)

@@ -259,3 +259,14 @@ func validationExamples(t *testing.T, c Config, n int) []Example {
 	}
 	return exs
 }
+
+// stopAt returns an Options.AfterStep that stops the run, as a killed
+// process would, after step n.
+func stopAt(n int) func(StepInfo) error {
+	return func(s StepInfo) error {
+		if s.Step == n {
+			return ErrStopped
+		}
+		return nil
+	}
+}

@@ -388,14 +388,6 @@ func TestStretchAndRestart(t *testing.T) {
 	c := tinyConfig(t)
 	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 20, 1, 1, 1000, 2, 0
 	c.Out = filepath.Join(t.TempDir(), "run")
-	stopAt := func(n int) func(StepInfo) error {
-		return func(s StepInfo) error {
-			if s.Step == n {
-				return ErrStopped
-			}
-			return nil
-		}
-	}
 	_, err := Run(context.Background(), c, Options{AfterStep: stopAt(5)})
 	require.ErrorIs(t, err, ErrStopped)
 	var lrs []float64
@@ -433,12 +425,7 @@ func TestStretchAndRestart(t *testing.T) {
 func TestNewData(t *testing.T) {
 	c := tinyConfig(t)
 	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 12, 1, 1, 4, 2, 64
-	_, err := Run(context.Background(), c, Options{AfterStep: func(s StepInfo) error {
-		if s.Step == 4 {
-			return ErrStopped
-		}
-		return nil
-	}})
+	_, err := Run(context.Background(), c, Options{AfterStep: stopAt(4)})
 	require.ErrorIs(t, err, ErrStopped)
 	old, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
 	require.NoError(t, err)
