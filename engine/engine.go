@@ -343,7 +343,7 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 	}
 
 	if o.HumanTiming && humanClock {
-		shape := policy.Shape{Prob: ch.Prob, Recapture: policy.Recapture(g, ch.Move), Only: g.NumLegalMoves() == 1}
+		shape := policy.Shape{Prob: ch.Prob, FactorMean: ch.FactorMean, Recapture: policy.Recapture(g, ch.Move), Only: g.NumLegalMoves() == 1}
 		if len(ch.Lines) > 0 {
 			shape.Top = ch.Lines[0].Prob
 		}

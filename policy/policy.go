@@ -45,17 +45,18 @@ func (c Candidate) Expected() float64 { return c.WDL[0] + c.WDL[1]/2 }
 
 // Choice is the result of Choose.
 type Choice struct {
-	Move      board.Move   // the move to play; board.NullMove when there is none
-	Prob      float64      // its probability at temperature 1
-	Root      nets.Output  // the net's output for the position
-	RootWDL   [3]float64   // Root.WDL as float64; valid when HasWDL
-	HasWDL    bool         // the net has a value head
-	Lines     []Candidate  // the Params.Lines most likely moves (children evaluated when the net has a value head)
-	Played    Candidate    // the chosen move as a Candidate
-	Rejected  []board.Move // sampled moves the blunder filter threw out
-	Threshold float64      // the expected-score loss the filter tolerated; 0 when it did not run
-	Reply     board.Move   // the opponent's most likely reply after Move; NullMove when not predicted
-	Evaluated int          // positions the net evaluated
+	Move       board.Move   // the move to play; board.NullMove when there is none
+	Prob       float64      // its probability at temperature 1
+	FactorMean float64      // MoveFactorMean of the temperature-1 distribution over the allowed moves (Shape.FactorMean)
+	Root       nets.Output  // the net's output for the position
+	RootWDL    [3]float64   // Root.WDL as float64; valid when HasWDL
+	HasWDL     bool         // the net has a value head
+	Lines      []Candidate  // the Params.Lines most likely moves (children evaluated when the net has a value head)
+	Played     Candidate    // the chosen move as a Candidate
+	Rejected   []board.Move // sampled moves the blunder filter threw out
+	Threshold  float64      // the expected-score loss the filter tolerated; 0 when it did not run
+	Reply      board.Move   // the opponent's most likely reply after Move; NullMove when not predicted
+	Evaluated  int          // positions the net evaluated
 }
 
 // ErrNoNet is returned by Choose without a net.
@@ -105,6 +106,7 @@ func Choose(ctx context.Context, net nets.Net, g *board.Game, c board.Context, p
 
 	keep := allowed(root.Moves, p.SearchMoves)
 	human := Distribution(root.Logits, keep, 1)
+	ch.FactorMean = MoveFactorMean(human)
 	sampling := TopP(Distribution(root.Logits, keep, p.Temperature), p.TopP)
 	pick := Sample(sampling, rng)
 	if pick < 0 {

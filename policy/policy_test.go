@@ -175,6 +175,11 @@ func TestChooseTemperatureZeroIsArgmax(t *testing.T) {
 		if ch.Move != out[0].Moves[best] {
 			t.Errorf("seed %d at temperature 0: %v, want argmax %v", seed, ch.Move, out[0].Moves[best])
 		}
+		// The think time's normalisation is the human distribution's,
+		// whatever the sampling temperature.
+		if want := MoveFactorMean(Distribution(out[0].Logits, nil, 1)); math.Abs(ch.FactorMean-want) > 1e-12 {
+			t.Errorf("seed %d at temperature 0: FactorMean %v, want %v (temperature 1)", seed, ch.FactorMean, want)
+		}
 	}
 }
 

@@ -157,6 +157,43 @@ func TestMoveFactor(t *testing.T) {
 	}
 }
 
+// TestMoveFactorMean: MoveFactor's mean over a distribution (normalised
+// first), and that dividing by it keeps the mean think time of a move drawn
+// from that distribution at the head's draw.
+func TestMoveFactorMean(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		probs []float64
+		want  float64
+	}{
+		{"empty", nil, 1},
+		{"no mass", []float64{0, -1, math.NaN()}, 1},
+		{"only move", []float64{1}, 0.8},
+		{"unnormalised only move", []float64{3}, 0.8},
+		{"ten of 10%", []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 1},
+		{"90% and 10%", []float64{0.9, 0.1}, 0.9*0.8 + 0.1*1},
+		{"unnormalised 90% and 10%", []float64{9, 1, 0, math.Inf(1)}, 0.9*0.8 + 0.1*1},
+	} {
+		assert.InDelta(t, tc.want, MoveFactorMean(tc.probs), 1e-9, "%s: MoveFactorMean(%v)", tc.name, tc.probs)
+	}
+
+	edges := board.ThinkBinEdges[:]
+	head := []float32{0.1, 0.3, 0.2, 0.15, 0.15, 0.06, 0.03, 0.01}
+	moves := []float64{0.6, 0.25, 0.1, 0.04, 0.01}
+	fm := MoveFactorMean(moves)
+	c := Clock{Remaining: time.Hour}
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n = 40000
+	var sum time.Duration
+	for range n {
+		sum += ThinkTime(head, edges, c, Shape{Prob: moves[Sample(moves, rng)], FactorMean: fm}, rng)
+	}
+	got, want := (sum / n).Seconds(), HeadMean(head, edges)
+	if math.Abs(got/want-1) > 0.03 {
+		t.Errorf("mean think of a move drawn from %v: %.3fs, want the head's mean %.3fs within 3%%", moves, got, want)
+	}
+}
+
 // TestRecaptureFaster: with the same random draws, a recapture takes
 // RecaptureFactor of the time of another move, an obvious move less than
 // an unlikely one, and an only move the head's draw.
