@@ -60,8 +60,8 @@ func (a amp) exit() {
 
 // cpuHasBF16 reports whether this CPU has bf16 arithmetic (the avx512_bf16 or
 // amx_bf16 flag of /proc/cpuinfo), where bf16 autocast is fast; without it
-// libtorch emulates bf16 (about ten times slower than fp32 on the default
-// net, seen on an AVX2-only AMD EPYC). Where /proc/cpuinfo cannot be read it
+// libtorch emulates bf16 (the default run trained at 13 positions/s in bf16
+// against 84 in fp32 on an AVX2-only AMD EPYC). Where /proc/cpuinfo cannot be read it
 // says true: no warning without evidence.
 func cpuHasBF16() bool {
 	b, err := os.ReadFile("/proc/cpuinfo")

@@ -67,10 +67,8 @@ func OpenShardSource(set *shard.Set, split string, buffer int, seed uint64, resu
 // set it was read from.
 func DataID(set *shard.Set, split string) string {
 	h := sha256.New()
-	for _, in := range set.Manifest.Shards {
-		if in.Split == split {
-			fmt.Fprintf(h, "%s %d %s\n", in.Name, in.Records, in.SHA256)
-		}
+	for _, in := range set.Shards(split) {
+		fmt.Fprintf(h, "%s %d %s\n", in.Name, in.Records, in.SHA256)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
