@@ -19,13 +19,18 @@
 # stderr, or "info string error" on its stdout), or a game that did not drive
 # the engine as asked (no UCI_Elo setoption; go ponder with pondering off, or
 # none with it on), or that never starts (no position for the engine within
-# 2 minutes, 3 times: a game that stalls so is started again). Each game's folder keeps run-game's log and JSON and the
+# 2 minutes, 3 times: a game that stalls so is started again). A game that is
+# over (checkmate, a draw, the engine quit) while the mock has not ended it
+# for 90 s is also started again, up to 3 attempts in all: run-game's mock
+# then waits without end, because Stockfish, its opponent, did not exit within
+# python-chess's 10 s (seen once in CI, bullet 30+0 hung after the game). Each game's folder keeps run-game's log and JSON and the
 # engine's UCI input, output and stderr.
 #
 # Environment: LICHESS_BOT_GAMES (names of the games to play; default all),
 # HUMCHESS_SHARED (default ../shared), PYTHON (default /usr/bin/python3,
 # Debian's, as run-game), OPPONENT (default /usr/games/stockfish), STALL_SECS
-# (how long a game may wait for its first position; default 120).
+# (how long a game may wait for its first position; default 120), QUIT_SECS
+# (how long the mock may leave a finished game idle; default 90).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 engine=$(readlink -f "${1:-bin/humchess}")
@@ -70,18 +75,53 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 # play NAME INITIAL INC ELO PONDER: one game in $out/NAME, started again (up
-# to 3 attempts in all) when it never starts; the attempts that stalled keep
-# their logs in $out/NAME.stalled-N.
+# to 3 attempts in all) when it never starts or its mock hangs after the
+# game; those attempts keep their logs in $out/NAME.stalled-N and
+# $out/NAME.mockhang-N.
 play() {
   local name=$1 attempt
   for attempt in 1 2 3; do
     rm -rf "$out/$name"
     attempt "$@"
-    [ -f "$out/$name/stalled" ] || break
     [ "$attempt" = 3 ] && break
-    mv "$out/$name" "$out/$name.stalled-$attempt"
+    if [ -f "$out/$name/stalled" ]; then
+      mv "$out/$name" "$out/$name.stalled-$attempt"
+    elif [ -f "$out/$name/mockhang" ]; then
+      mv "$out/$name" "$out/$name.mockhang-$attempt"
+    else
+      break
+    fi
   done
   echo "$attempt" >"$out/$name/attempts"
+}
+
+# idle_for DIR SECS: the engine has read and written nothing for SECS.
+idle_for() {
+  local now
+  now=$(date +%s)
+  [ -f "$1/engine.in" ] && [ -f "$1/engine.out" ] || return 1
+  [ $((now - $(stat -c %Y "$1/engine.in"))) -ge "$2" ] && [ $((now - $(stat -c %Y "$1/engine.out"))) -ge "$2" ]
+}
+
+# game_over DIR: the engine has exited, or the last position it was sent
+# followed by its last bestmove is a finished game (or MAX_PLIES, 300, long).
+game_over() {
+  [ -f "$1/engine.exited" ] && return 0
+  PYTHONPATH=${run_game%/*}/python-chess "$python" - "$1/engine.in" "$1/engine.out" <<'EOF' 2>/dev/null
+import sys
+import chess
+pos = [l.split() for l in open(sys.argv[1]) if l.startswith("position ")]
+out = [l.split() for l in open(sys.argv[2]) if l.strip()]
+if not pos or not out or out[-1][0] != "bestmove":
+    sys.exit(1)
+p = pos[-1]
+board = chess.Board() if p[1] == "startpos" else chess.Board(" ".join(p[2:8]))
+if "moves" in p:
+    for m in p[p.index("moves") + 1:]:
+        board.push_uci(m)
+board.push_uci(out[-1][1])
+sys.exit(0 if board.is_game_over() or len(board.move_stack) >= 300 else 1)
+EOF
 }
 
 # attempt NAME INITIAL INC ELO PONDER: one try at the game. The engine
@@ -107,6 +147,7 @@ rc=0
 wait $pid || rc=$?
 kill $tee_pid 2>/dev/null
 rm -f "$fifo"
+echo "$rc" >"$dir/engine.exited"
 exit $rc
 EOF
   } >"$dir/engine"
@@ -133,6 +174,16 @@ EOF
       kill "$game"
       break
     fi
+    # When the game is over the mock quits Stockfish, then tells lichess-bot
+    # (which quits the engine) and writes result.json. A game over (the
+    # engine quit, or its last bestmove ended the game) with the engine idle
+    # for QUIT_SECS means the mock's wait for Stockfish failed: it would wait
+    # until its time limit. End it.
+    if [ ! -s "$dir/result.json" ] && idle_for "$dir" "${QUIT_SECS:-90}" && game_over "$dir"; then
+      echo "the game was over and the engine idle for ${QUIT_SECS:-90} s, but the mock had not ended it" >"$dir/mockhang"
+      kill "$game"
+      break
+    fi
     sleep 2
   done
   wait "$game" || rc=$?
@@ -149,6 +200,7 @@ verdict() {
     echo "  FAULT lichess-bot sent the engine no position in ${STALL_SECS:-120} s, 3 times: a machine too busy to start Python and Stockfish, or run-game's mock failed to start Stockfish (logs in $dir and $dir.stalled-*)"
     return 1
   fi
+  [ -f "$dir/mockhang" ] && faults+=("run-game's mock hung after the game, 3 times: $(cat "$dir/mockhang") (Stockfish, its opponent, did not quit; logs in $dir and $dir.mockhang-*)")
   { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && faults+=("hang: the game outlived its time limit (killed after ${secs} s)")
   grep -q 'Failed: Timeout >' "$dir/run.log" && faults+=("hang: lichess-bot still waited when the game's time limit ran out (after ${secs} s)")
   local summary="no result.json"
