@@ -22,7 +22,9 @@ import (
 // AdamW's step count at zero so that its bias correction treats them as
 // new. The learning-rate cycle ends at the new step, so
 // `train -resume -end-at N` continues with a warm restart (its warm-up
-// covers the fresh moments).
+// covers the fresh moments). set must be the shard set the run read (the
+// checkpoint's DataID), or the data position would move on another set's
+// records.
 func Adopt(ck *Checkpoint, a transformer.Arch, w transformer.Weights, steps int, set *shard.Set) (*Checkpoint, error) {
 	if steps < 0 {
 		return nil, fmt.Errorf("%w: adopt: steps %d < 0", ErrConfig, steps)
@@ -44,6 +46,9 @@ func Adopt(ck *Checkpoint, a transformer.Arch, w transformer.Weights, steps int,
 	cfg := st.Config
 	records := steps * cfg.BatchSize * max(cfg.Accum, 1)
 	if steps > 0 {
+		if id := DataID(set, cfg.TrainSplit); st.Data != "" && st.Data != id {
+			return nil, fmt.Errorf("%w: adopt: the run's data position belongs to shard set %s, and the train split of the given set is %s: give the set the run read", ErrConfig, st.Data, id)
+		}
 		pos := st.Position
 		src, err := OpenShardSource(set, cfg.TrainSplit, cfg.ShuffleBuffer, cfg.Seed, &pos)
 		if err != nil {

@@ -2,6 +2,7 @@ package torch
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -60,6 +61,19 @@ func TestAdopt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ck6.Arch.Layers+2, grown.Arch.Layers)
 	assert.Equal(t, g.Arch, grown.State.Config.Arch)
+
+	// Another shard set than the run's is refused when steps move its data
+	// position; with no steps the set is not read.
+	otherDir := filepath.Join(t.TempDir(), "other")
+	require.NoError(t, os.MkdirAll(otherDir, 0o755))
+	require.NoError(t, prepShards(fixturePGN, otherDir, 150))
+	otherSet, err := shard.Open(otherDir)
+	require.NoError(t, err)
+	_, err = Adopt(ck6, ck12.Arch, ck12.Weights, 6, otherSet)
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), ck6.State.Data)
+	_, err = Adopt(ck6, ck12.Arch, ck12.Weights, 0, otherSet)
+	require.NoError(t, err)
 
 	// Another shape is refused.
 	other := ck12.Arch
