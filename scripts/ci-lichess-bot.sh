@@ -23,8 +23,9 @@
 # over (checkmate, a draw, the engine quit) while the mock has not ended it
 # for 90 s is also started again, up to 3 attempts in all: run-game's mock
 # then waits without end, because Stockfish, its opponent, did not exit within
-# python-chess's 10 s (seen once in CI, bullet 30+0 hung after the game). Each game's folder keeps run-game's log and JSON and the
-# engine's UCI input, output and stderr.
+# python-chess's 10 s (seen once in CI, bullet 30+0 hung after the game).
+# Each game's folder keeps run-game's log and JSON and the engine's UCI
+# input, output and stderr.
 #
 # Environment: LICHESS_BOT_GAMES (names of the games to play; default all),
 # HUMCHESS_SHARED (default ../shared), PYTHON (default /usr/bin/python3,
@@ -219,15 +220,15 @@ if r["bot_flagged"]:
 if r["simulator_error"]:
     print("fault simulator error:", r["simulator_error"])
 # run-game looks for lichess-bot's PGN 0.2 s after the game; on a loaded
-# machine lichess-bot may write it later. It counts if it is there by the
-# time run-game has exited.
-# lichess-bot ends its PGN writer process (terminate, not a drained queue)
-# as soon as a one-game run returns, so on a loaded machine a finished game's
-# PGN may never be written: seen once here with a training run on both cores
-# (checkmate, engine exited 0). A missing PGN is a fault only when the engine
+# machine lichess-bot may write it later: it counts if it is there by the
+# time run-game has exited. lichess-bot also terminates its PGN writer
+# process as soon as a one-game run returns, so a finished game's PGN may
+# never be written (seen once beside a training run on both cores:
+# checkmate, engine exit 0). A missing PGN is a fault only when the engine
 # did not exit cleanly.
 if not r["pgn_written"] and not any(f.endswith(".pgn") for f in os.listdir(sys.argv[2])):
-    if open(sys.argv[3]).read().strip() == "0" if os.path.exists(sys.argv[3]) else False:
+    clean = os.path.exists(sys.argv[3]) and open(sys.argv[3]).read().strip() == "0"
+    if clean:
         print("note lichess-bot wrote no PGN (its writer was ended before the record; the engine exited cleanly)")
     else:
         print("fault lichess-bot wrote no PGN")

@@ -46,7 +46,7 @@ func Adopt(ck *Checkpoint, a transformer.Arch, w transformer.Weights, steps int,
 	cfg := st.Config
 	records := steps * cfg.BatchSize * max(cfg.Accum, 1)
 	if steps > 0 {
-		if id := DataID(set, cfg.TrainSplit); st.Data != "" && st.Data != id {
+		if id := DataID(set, cfg.TrainSplit); st.ReadsOther(id) {
 			return nil, fmt.Errorf("%w: adopt: the run's data position belongs to shard set %s, and the train split of the given set is %s: give the set the run read", ErrConfig, st.Data, id)
 		}
 		pos := st.Position

@@ -38,6 +38,11 @@ type State struct {
 	RNGStream string         `json:"rng_stream"`     // what random state the run has (see doc.go)
 }
 
+// ReadsOther reports whether the shard set whose train split is id is not
+// the one the run's data position belongs to (runs older than DataID match
+// any set).
+func (s State) ReadsOther(id string) bool { return s.Data != "" && s.Data != id }
+
 // Checkpoint is a checkpoint read back: weights, optimizer moments, state.
 type Checkpoint struct {
 	Arch    transformer.Arch

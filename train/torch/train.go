@@ -262,7 +262,7 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 	case r.opts.NewData:
 		r.logf("humchess-train: continuing on a new shard set %s (%s): its train split read from the start, the best validation loss forgotten", cfg.Data, id)
 		r.st.Data, r.st.BestVal = id, nil
-	case r.st.Data != "" && r.st.Data != id:
+	case r.st.ReadsOther(id):
 		return nil, fmt.Errorf("%w: the run's data position belongs to shard set %s, and the train split of %s is %s: to continue on this set, add -new-data", ErrConfig, r.st.Data, cfg.Data, id)
 	default:
 		r.st.Data = id
