@@ -205,6 +205,7 @@ func (e *Engine) strength(o uci.Options, p *policy.Params) (mover, opp int, err 
 	p.TopP = min(p.TopP, pt.TopP)
 	p.BlunderScale *= pt.BlunderScale
 	p.Candidates = pt.Candidates
+	p.Focus = pt.Focus
 	return int(math.Round(pt.Rating)), int(math.Round(e.cal.At(opp).Rating)), nil
 }
 
@@ -352,7 +353,7 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 
 	res.Notes = append(res.Notes,
 		"net "+net.Info().String(),
-		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Candidates, calNote(o, e.cal)),
+		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, e.cal)),
 		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),
 	)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/humchess/humchess/board"
@@ -21,6 +22,7 @@ type Params struct {
 	BlunderFilter bool         // evaluate the top candidates with the value head and resample blunders
 	BlunderScale  float64      // multiplies Threshold(rating); 1 = as designed, 0 = only the best candidate passes
 	Candidates    int          // top-K candidates the filter evaluates; 0 = DefaultCandidates
+	Focus         float64      // narrows the filter's tolerance where the position is easy (FocusThreshold); 0 = the same tolerance everywhere
 	Lines         int          // candidates wanted in Choice.Lines (MultiPV); at least 1
 	Reply         bool         // also predict the opponent's most likely reply (for ponder)
 	SearchMoves   []board.Move // restrict the choice to these legal moves; nil = all
@@ -150,6 +152,7 @@ func Choose(ctx context.Context, net nets.Net, g *board.Game, c board.Context, p
 
 	if filter {
 		ch.Threshold = Threshold(float64(c.MoverRating)) * max(p.BlunderScale, 0)
+		ch.Threshold = FocusThreshold(ch.Threshold, p.Focus, want, cands)
 		pick, ch.Rejected = filterBlunder(pick, want, cands, sampling, human, ch.Threshold, rng)
 	}
 
@@ -171,6 +174,42 @@ func Choose(ctx context.Context, net nets.Net, g *board.Game, c board.Context, p
 		}
 	}
 	return ch, nil
+}
+
+// FocusFloor is the expected-score loss that FocusThreshold never vetoes:
+// a small inaccuracy, a third of the 0.15 that the error profiles count
+// as a blunder.
+const FocusFloor = 0.05
+
+// FocusThreshold returns the blunder filter's tolerance in this position.
+// good is the human probability of the evaluated candidates within
+// FocusFloor of the best of them: where it is high the position is easy
+// (most players of this rating find a good move), and a stronger player
+// does not blunder there. The tolerance is threshold*(1-good)^focus, but
+// never below FocusFloor nor above threshold. Humans of 1600 and 2000
+// blunder about as often per move and still score 91% apart: the 2000's
+// blunders come in harder positions. With focus 0 (or below, or not
+// finite), or without evaluated candidates, it returns threshold.
+func FocusThreshold(threshold, focus float64, evaluated []int, cands map[int]*Candidate) float64 {
+	if !(focus > 0) || math.IsInf(focus, 1) || threshold <= FocusFloor {
+		return threshold
+	}
+	best, seen := math.Inf(-1), false
+	for _, i := range evaluated {
+		if c := cands[i]; c != nil && c.HasWDL {
+			best, seen = max(best, c.Expected()), true
+		}
+	}
+	if !seen {
+		return threshold
+	}
+	good := 0.0
+	for _, i := range evaluated {
+		if c := cands[i]; c != nil && c.HasWDL && c.Expected() >= best-FocusFloor {
+			good += c.Prob
+		}
+	}
+	return max(threshold*math.Pow(min(max(1-good, 0), 1), focus), FocusFloor)
 }
 
 // filterBlunder returns pick, or when it loses more than threshold expected

@@ -418,3 +418,97 @@ func BenchmarkChoose(b *testing.B) {
 		}
 	}
 }
+
+// TestFocusThreshold: the tolerance narrows with the human probability of
+// the moves near the best (an easy position), never below FocusFloor, and
+// is the threshold itself without focus, in a hard position, or without
+// evaluated candidates.
+func TestFocusThreshold(t *testing.T) {
+	cand := func(prob, expected float64) *Candidate {
+		return &Candidate{Prob: prob, WDL: [3]float64{expected, 0, 1 - expected}, HasWDL: true}
+	}
+	// Easy: 85% of the players find a move within the floor of the best.
+	easy := map[int]*Candidate{0: cand(0.80, 0.50), 1: cand(0.10, 0.10), 2: cand(0.05, 0.47)}
+	// Hard: the best move is found by 10%; a blunder draws 60%.
+	hard := map[int]*Candidate{0: cand(0.10, 0.50), 1: cand(0.60, 0.10), 2: cand(0.30, 0.30)}
+	idx := []int{0, 1, 2}
+	tests := []struct {
+		name  string
+		focus float64
+		cands map[int]*Candidate
+		want  float64
+	}{
+		{"no focus", 0, easy, 0.4},
+		{"negative focus", -1, easy, 0.4},
+		{"easy, focus 1", 1, easy, 0.4 * 0.15},
+		{"easy, focus 2: the floor", 2, easy, FocusFloor},
+		{"hard, focus 1", 1, hard, 0.4 * 0.9},
+		{"hard, focus 2", 2, hard, 0.4 * 0.81},
+		{"no value", 1, map[int]*Candidate{0: {Prob: 1}}, 0.4},
+	}
+	for _, tt := range tests {
+		if got := FocusThreshold(0.4, tt.focus, idx, tt.cands); !near(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// A threshold at or below the floor is left alone.
+	if got := FocusThreshold(0.03, 3, idx, easy); !near(got, 0.03) {
+		t.Errorf("threshold under the floor: %v, want 0.03", got)
+	}
+}
+
+// TestFocusVetoesInEasyPositions: a move losing 0.1 passes the 1500
+// tolerance (0.2125), but with focus it is thrown out where nearly every
+// player finds a good move; where the good move is the unlikely one, the
+// same loss passes with focus too.
+func TestFocusVetoesInEasyPositions(t *testing.T) {
+	g := board.MustNewGame("")
+	fake := nets.NewFake(1)
+	// e2e4 holds 70% of the human probability, d2d4 30%; the rest ~0.
+	fake.Logits = func(in nets.Input, moves []board.Move) []float32 {
+		l := make([]float32, len(moves))
+		for i, m := range moves {
+			switch m.String() {
+			case "e2e4":
+				l[i] = 20 + float32(math.Log(0.7))
+			case "d2d4":
+				l[i] = 20 + float32(math.Log(0.3))
+			}
+		}
+		return l
+	}
+	// loser's expected score for the mover is 0.4 after it, 0.5 after anything else.
+	wdlAfter := func(loser string) func(g *board.Game) []float32 {
+		return func(g *board.Game) []float32 {
+			if last, ok := g.LastMove(); ok && last.String() == loser {
+				return []float32{0.4, 0.4, 0.2} // the opponent's view
+			}
+			return []float32{0.3, 0.4, 0.3}
+		}
+	}
+	p := DefaultParams()
+	played := func(loser string, focus float64) map[string]int {
+		p.Focus = focus
+		net := valueNet{fake, wdlAfter(loser)}
+		count := map[string]int{}
+		for seed := range uint64(200) {
+			ch, err := Choose(context.Background(), net, g, ctx1500(), p, rand.New(rand.NewPCG(seed, 2)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			count[ch.Move.String()]++
+		}
+		return count
+	}
+	// Easy: d2d4 (30%) loses 0.1 and the good e2e4 holds 70%.
+	if c := played("d2d4", 0); c["d2d4"] < 40 {
+		t.Errorf("easy, no focus: d2d4 played %d of 200, want about 60 (within the tolerance)", c["d2d4"])
+	}
+	if c := played("d2d4", 2); c["d2d4"] != 0 {
+		t.Errorf("easy, focus 2: d2d4 played %d of 200, want 0 (tolerance %v)", c["d2d4"], 0.2125*0.09)
+	}
+	// Hard: e2e4 (70%) loses 0.1; the good move d2d4 is the unlikely one.
+	if c := played("e2e4", 2); c["e2e4"] < 100 {
+		t.Errorf("hard, focus 2: e2e4 played %d of 200, want about 140 (tolerance %v)", c["e2e4"], 0.2125*0.49)
+	}
+}

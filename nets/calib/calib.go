@@ -33,12 +33,13 @@ var ErrOtherNet = errors.New("calib: the calibration belongs to another net")
 
 // Point is the settings at one UCI_Elo label.
 type Point struct {
-	Elo          int     `json:"elo"`           // the UCI_Elo label (Elo)
-	Rating       float64 `json:"rating"`        // the rating input given to the net for this label (Elo)
-	Temperature  float64 `json:"temperature"`   // multiplies the Temperature option (1 = unchanged)
-	TopP         float64 `json:"top_p"`         // caps the TopP option (0..1; 1 = unchanged)
-	BlunderScale float64 `json:"blunder_scale"` // multiplies BlunderThreshold (1 = unchanged, 0 = only the best candidate passes)
-	Candidates   int     `json:"candidates"`    // candidates the blunder filter evaluates; 0 = the policy's default
+	Elo          int     `json:"elo"`             // the UCI_Elo label (Elo)
+	Rating       float64 `json:"rating"`          // the rating input given to the net for this label (Elo)
+	Temperature  float64 `json:"temperature"`     // multiplies the Temperature option (1 = unchanged)
+	TopP         float64 `json:"top_p"`           // caps the TopP option (0..1; 1 = unchanged)
+	BlunderScale float64 `json:"blunder_scale"`   // multiplies BlunderThreshold (1 = unchanged, 0 = only the best candidate passes)
+	Candidates   int     `json:"candidates"`      // candidates the blunder filter evaluates; 0 = the policy's default
+	Focus        float64 `json:"focus,omitempty"` // narrows the filter's tolerance in easy positions (policy.FocusThreshold); 0 = the same everywhere
 }
 
 // Calibration maps UCI_Elo labels to settings for one net.
@@ -84,6 +85,8 @@ func (c *Calibration) Validate() error {
 			return bad("elo %d: blunder_scale %v", p.Elo, p.BlunderScale)
 		case p.Candidates < 0:
 			return bad("elo %d: candidates %d", p.Elo, p.Candidates)
+		case !finite(p.Focus) || p.Focus < 0:
+			return bad("elo %d: focus %v", p.Elo, p.Focus)
 		}
 	}
 	return nil
@@ -116,7 +119,8 @@ func (c *Calibration) At(elo int) Point {
 		t := float64(elo-a.Elo) / float64(b.Elo-a.Elo)
 		lerp := func(x, y float64) float64 { return x + t*(y-x) }
 		out = Point{Rating: lerp(a.Rating, b.Rating), Temperature: lerp(a.Temperature, b.Temperature),
-			TopP: lerp(a.TopP, b.TopP), BlunderScale: lerp(a.BlunderScale, b.BlunderScale), Candidates: max(a.Candidates, b.Candidates)}
+			TopP: lerp(a.TopP, b.TopP), BlunderScale: lerp(a.BlunderScale, b.BlunderScale), Candidates: max(a.Candidates, b.Candidates),
+			Focus: lerp(a.Focus, b.Focus)}
 	}
 	out.Elo = elo
 	out.Rating = max(out.Rating, 1)

@@ -65,9 +65,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  %d of %d labels within %.0f%% on both\n", ok, len(last.Settings.Points), 100*Tolerance)
 	}
 
-	fmt.Fprintf(&b, "\nsettings per round (rating input / temperature / blunder scale):\n  label")
+	fmt.Fprintf(&b, "\nsettings per round (rating input / temperature / blunder scale / focus):\n  label")
 	for i := range rep.Rounds {
-		fmt.Fprintf(&b, " | round %-15d", i+1)
+		fmt.Fprintf(&b, " | round %-22d", i+1)
 	}
 	b.WriteString(" | final (written)\n")
 	if rep.Final != nil {
@@ -75,9 +75,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %5d", p.Elo)
 			for _, r := range rep.Rounds {
 				q := r.Settings.Points[j]
-				fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f  ", q.Rating, q.Temperature, q.BlunderScale)
+				fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f / %4.2f  ", q.Rating, q.Temperature, q.BlunderScale, q.Focus)
 			}
-			fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f\n", p.Rating, p.Temperature, p.BlunderScale)
+			fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f / %4.2f\n", p.Rating, p.Temperature, p.BlunderScale, p.Focus)
 		}
 	}
 
