@@ -420,7 +420,8 @@ func BenchmarkChoose(b *testing.B) {
 }
 
 // TestFocusThreshold: the tolerance narrows with the human probability of
-// the moves near the best (an easy position), never below FocusFloor, and
+// the moves near the best (an easy position), never below FocusFloor (half
+// of a stricter threshold), and
 // is the threshold itself without focus, in a hard position, or without
 // evaluated candidates.
 func TestFocusThreshold(t *testing.T) {
@@ -451,9 +452,16 @@ func TestFocusThreshold(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	// A threshold at or below the floor is left alone.
-	if got := FocusThreshold(0.03, 3, idx, easy); !near(got, 0.03) {
-		t.Errorf("threshold under the floor: %v, want 0.03", got)
+	// A strict threshold narrows to half of itself at most; its good moves
+	// are those within that half of the best (0.47 is not, within 0.015).
+	if got := FocusThreshold(0.03, 1, idx, easy); !near(got, 0.015) {
+		t.Errorf("strict threshold: %v, want 0.015 (the floor; good = 0.8)", got)
+	}
+	if got := FocusThreshold(0.03, 0.1, idx, easy); !near(got, 0.03*math.Pow(0.2, 0.1)) {
+		t.Errorf("strict threshold, focus 0.1: %v, want %v", got, 0.03*math.Pow(0.2, 0.1))
+	}
+	if got := FocusThreshold(0, 2, idx, easy); got != 0 {
+		t.Errorf("threshold 0: %v, want 0", got)
 	}
 }
 
