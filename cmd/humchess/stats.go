@@ -33,6 +33,7 @@ func runStats(args []string) error {
 	timing := fs.Bool("timing", false, "print only the clock use by exact time control (median and p90 at 1 s resolution, recapture and only-move ratios, time-trouble pace, time losses)")
 	timingPNG := fs.String("timing-png", "", "with -timing, also draw each set's think-time distribution by time control to this PNG")
 	timingMin := fs.Int("timing-min-moves", 300, "with -timing, the judged moves a time control needs in a set to be shown")
+	timingSkip := fs.Int("timing-skip-plies", 0, "with -timing, leave out each game's first N plies in every set (8 to compare humans with engine games started from humchess match's 8-ply -openings, which carry no clocks there)")
 	gaps := fs.Bool("gaps", false, "print only the higher-rated player's score by time class and rating gap, beside the Elo formula's")
 	gapsSite := fs.String("gaps-site", "", "with -gaps, keep games whose Site contains this (one rating pool, e.g. lichess.org)")
 	gapsMin := fs.Int("gaps-min-games", 20, "with -gaps, the games a bucket needs to be shown")
@@ -60,7 +61,7 @@ func runStats(args []string) error {
 		}
 	}
 	if *timing {
-		return runTiming(sets, *player, *timingPNG, *timingMin)
+		return runTiming(sets, *player, *timingPNG, *timingMin, *timingSkip)
 	}
 	if *gaps {
 		return runGaps(sets, *gapsSite, *gapsMin, *gapsMax)
@@ -82,11 +83,11 @@ func runStats(args []string) error {
 
 // runTiming is "humchess stats -timing": the clock use of each set by
 // time control, as a table and optionally a PNG.
-func runTiming(sets []string, player, png string, minMoves int) error {
+func runTiming(sets []string, player, png string, minMoves, skip int) error {
 	var out []*stats.TimingSet
 	for _, s := range sets {
 		name, files, p := parseSet(s, player)
-		st, err := stats.RunTiming(name, strings.Split(files, ","), p)
+		st, err := stats.RunTiming(name, strings.Split(files, ","), p, skip)
 		if err != nil {
 			return err
 		}

@@ -60,8 +60,11 @@ type TimingSet struct {
 // by exact time control. player, when set, keeps the games that player
 // played and judges only its moves (as Config.Player). Games with a BOT
 // player are kept only when player names one (engine matches name their
-// engines without titles).
-func RunTiming(name string, inputs []string, player string) (*TimingSet, error) {
+// engines without titles). The first skip plies of every game are left
+// out: engine games that start from the first 8 plies of human games
+// (humchess match -openings) have no clocks there, and humans play those
+// plies fastest, so comparing the two needs skip 8 on the humans too.
+func RunTiming(name string, inputs []string, player string, skip int) (*TimingSet, error) {
 	s := &TimingSet{Name: name, Player: player, Controls: map[string]*Timing{}}
 	err := readGames(inputs, func(g *pgn.Game) bool {
 		if !standardRules(g) || !g.TimeControl.Known() || g.TimeControl.Moves > 0 {
@@ -80,7 +83,7 @@ func RunTiming(name string, inputs []string, player string) (*TimingSet, error) 
 			t = &Timing{Control: key}
 			s.Controls[key] = t
 		}
-		t.add(g, side)
+		t.add(g, side, skip)
 		return true
 	})
 	if err != nil {
@@ -89,8 +92,8 @@ func RunTiming(name string, inputs []string, player string) (*TimingSet, error) 
 	return s, nil
 }
 
-// add measures one game's moves of sides.
-func (t *Timing) add(g *pgn.Game, sides int) {
+// add measures one game's moves of sides from ply skip on.
+func (t *Timing) add(g *pgn.Game, sides, skip int) {
 	t.Games++
 	t.Plies.Add(float64(len(g.Moves)))
 	if strings.EqualFold(strings.TrimSpace(g.Termination), "time forfeit") {
@@ -116,7 +119,7 @@ func (t *Timing) add(g *pgn.Game, sides int) {
 		recapture := captures && lastCaptured && m.To == lastTo
 		only := b.NumLegalMoves() == 1
 		white := b.WhiteToMove()
-		if counts(g, i, sides) {
+		if i >= skip && counts(g, i, sides) {
 			before := base // the mover's clock before the move
 			if i >= 2 {
 				before = clockAt(g, i-2)

@@ -25,7 +25,7 @@ func TestRunTiming(t *testing.T) {
 	if err := os.WriteFile(path, []byte(timingPGN), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := RunTiming("t", []string{path}, "a")
+	s, err := RunTiming("t", []string{path}, "a", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +58,22 @@ func TestRunTiming(t *testing.T) {
 		t.Errorf("time trouble: %d moves, mean %v; want 1 move of 2 s", c.Trouble.N(), c.Trouble.Mean())
 	}
 	// Black's side: Qxd5 is a recapture (59.5 -> 59.2: 0 s at 1 s resolution), no time loss.
-	b, err := RunTiming("t", []string{path}, "b")
+	b, err := RunTiming("t", []string{path}, "b", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bc := b.Controls["60+0"]
 	if bc.Recapture.N() != 1 || bc.Recapture.Mean() != 0 || bc.TimeLosses != 0 {
 		t.Errorf("Black: %d recaptures (mean %v), %d time losses; want 1 (0 s), 0", bc.Recapture.N(), bc.Recapture.Mean(), bc.TimeLosses)
+	}
+	// Skipping the first 3 plies leaves White's moves from ply 4 on: Nc3
+	// (46 s) and d4 (2 s), timed from the clocks before them as ever.
+	sk, err := RunTiming("t", []string{path}, "a", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sk.Controls["60+0"]; c.Think.N() != 2 || c.Think.Quantile(0) != 2 || c.Think.Quantile(1) != 46 || c.Games != 1 {
+		t.Errorf("skip 3: %d moves from %v to %v in %d games; want 2 moves, 2 to 46 s, 1 game", c.Think.N(), c.Think.Quantile(0), c.Think.Quantile(1), c.Games)
 	}
 	var out bytes.Buffer
 	if err := WriteTimingText(&out, []*TimingSet{s, b}, 1); err != nil {
