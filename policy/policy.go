@@ -198,13 +198,8 @@ func FocusThreshold(threshold, focus float64, evaluated []int, cands map[int]*Ca
 		return threshold
 	}
 	floor := min(FocusFloor, threshold/2)
-	best, seen := math.Inf(-1), false
-	for _, i := range evaluated {
-		if c := cands[i]; c != nil && c.HasWDL {
-			best, seen = max(best, c.Expected()), true
-		}
-	}
-	if !seen {
+	best, bestIdx := bestEvaluated(evaluated, cands)
+	if bestIdx < 0 {
 		return threshold
 	}
 	good := 0.0
@@ -216,17 +211,24 @@ func FocusThreshold(threshold, focus float64, evaluated []int, cands map[int]*Ca
 	return max(threshold*math.Pow(min(max(1-good, 0), 1), focus), floor)
 }
 
+// bestEvaluated returns the highest expected score among the evaluated
+// candidates that have one, and its index; index -1 when none has.
+func bestEvaluated(evaluated []int, cands map[int]*Candidate) (best float64, idx int) {
+	best, idx = -1, -1
+	for _, i := range evaluated {
+		if c := cands[i]; c != nil && c.HasWDL && c.Expected() > best {
+			best, idx = c.Expected(), i
+		}
+	}
+	return best, idx
+}
+
 // filterBlunder returns pick, or when it loses more than threshold expected
 // score against the best evaluated candidate, a resample among the evaluated
 // candidates within the threshold (by their sampling weight, else their
 // human probability, else the best one).
 func filterBlunder(pick int, evaluated []int, cands map[int]*Candidate, sampling, human []float64, threshold float64, rng *rand.Rand) (int, []board.Move) {
-	best, bestIdx := -1.0, -1
-	for _, i := range evaluated {
-		if c := cands[i]; c.HasWDL && c.Expected() > best {
-			best, bestIdx = c.Expected(), i
-		}
-	}
+	best, bestIdx := bestEvaluated(evaluated, cands)
 	c := cands[pick]
 	if bestIdx < 0 || c == nil || !c.HasWDL || c.Expected() >= best-threshold {
 		return pick, nil
