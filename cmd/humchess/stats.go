@@ -84,6 +84,9 @@ func runStats(args []string) error {
 // runTiming is "humchess stats -timing": the clock use of each set by
 // time control, as a table and optionally a PNG.
 func runTiming(sets []string, player, png string, minMoves, skip int) error {
+	if skip < 0 {
+		return fmt.Errorf("-timing-skip-plies %d: want 0 or more", skip)
+	}
 	var out []*stats.TimingSet
 	for _, s := range sets {
 		name, files, p := parseSet(s, player)
