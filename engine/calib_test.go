@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,5 +91,49 @@ func TestCalibrationMapsStrength(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCalibrationScalesThink: a calibration's think-time scale and power at
+// the game's time control reshape HumanTiming's think time (the same seed,
+// move and draw; a 30-minute clock, so that no safety limit caps it), and
+// shows in the notes; with Calibration off it is 1.
+func TestCalibrationScalesThink(t *testing.T) {
+	fake := nets.NewFake(1)
+	netFile := filepath.Join(t.TempDir(), "net.onnx")
+	// Identity points: the calibration changes nothing but the think time.
+	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: fake.Info().Hash, TimeClass: "blitz 180+2",
+		Points: []calib.Point{calib.Identity(800), calib.Identity(2400)},
+		Think:  []calib.ThinkPoint{{Base: 1800, Inc: 0, Scale: 0.5, Power: 0.9, Moves: 1000}}}
+	if err := c.WriteFile(calib.PathFor(netFile)); err != nil {
+		t.Fatal(err)
+	}
+	think := func(on bool) (time.Duration, string) {
+		e := New(func(string, int) (nets.Net, error) { return nets.NewFake(1), nil })
+		defer e.Close()
+		o := uci.DefaultOptions()
+		o.NetFile, o.Calibration, o.HumanTiming, o.Seed, o.TimeControl = netFile, on, true, 1, 1800
+		if err := e.Configure(o); err != nil {
+			t.Fatalf("Configure: %v", err)
+		}
+		if err := e.Ready(); err != nil {
+			t.Fatalf("Ready: %v", err)
+		}
+		res, err := e.Think(context.Background(), uci.Limits{WTime: 1790 * time.Second, BTime: 1800 * time.Second, WInc: -1, BInc: -1})
+		if err != nil {
+			t.Fatalf("Think: %v", err)
+		}
+		return res.Think, strings.Join(res.Notes, "\n")
+	}
+	off, offNotes := think(false)
+	on, onNotes := think(true)
+	if off <= 0 {
+		t.Fatalf("no think time with HumanTiming on a 30-minute clock:\n%s", offNotes)
+	}
+	if d := on.Seconds() - 0.5*math.Pow(off.Seconds(), 0.9); d > 1e-6 || d < -1e-6 {
+		t.Errorf("think %v with the calibration's scale 0.5 and power 0.9, %v without: want 0.5 t^0.9", on, off)
+	}
+	if !strings.Contains(onNotes, "think scale 0.50 power 0.90") || !strings.Contains(offNotes, "think scale 1.00 power 1.00") {
+		t.Errorf("notes lack the think scale:\n%s\n---\n%s", onNotes, offNotes)
 	}
 }

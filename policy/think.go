@@ -146,6 +146,22 @@ type Shape struct {
 	FactorMean float64 // MoveFactorMean over the human distribution of the position's moves; 0 = unknown (1)
 	Recapture  bool    // the move takes back on the square where the opponent just captured
 	Only       bool    // the move is the only legal one
+	// Scale and Power reshape the head's draw outside time trouble: t
+	// seconds (after the factors above) become Scale x t^Power, the net's
+	// think-time scale at this time control (calib.Calibration.ThinkAt);
+	// 0 or below = 1.
+	Scale, Power float64
+}
+
+// Reshape is t seconds as Scale x t^Power (either 0 or below = 1).
+func (s Shape) Reshape(t float64) float64 {
+	if s.Power > 0 && s.Power != 1 && t > 0 {
+		t = math.Pow(t, s.Power)
+	}
+	if s.Scale > 0 {
+		t *= s.Scale
+	}
+	return t
 }
 
 // MoveFactor scales the position's think time (the head's draw) by how
@@ -199,7 +215,8 @@ const RecaptureFactor = 0.8
 // len(edges)+1) it samples a bin, then a time uniformly inside it (the last
 // bin reaches lastBinFactor times its lower edge), and scales it by
 // MoveFactor(s.Prob) / s.FactorMean (and RecaptureFactor for a recapture;
-// neither for an only move). Without a head it uses HeuristicTime with s.Top. The result never exceeds c.SafeLimit()
+// neither for an only move) and, outside time trouble, reshapes it by
+// s.Scale and s.Power. Without a head it uses HeuristicTime with s.Top. The result never exceeds c.SafeLimit()
 // when the clock is known, nor MaxThink, and is never negative; the same
 // rng state gives the same time.
 func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Rand) time.Duration {
@@ -220,11 +237,14 @@ func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Ran
 				f *= RecaptureFactor
 			}
 		}
+		sec *= f
 		if pace, trouble := c.Pace(); trouble {
 			// In time trouble the clock sets the pace, the head the spread.
-			f *= pace.Seconds() / HeadMean(probs, edges)
+			sec *= pace.Seconds() / HeadMean(probs, edges)
+		} else {
+			sec = s.Reshape(sec)
 		}
-		t = time.Duration(min(sec*f, MaxThink.Seconds()) * float64(time.Second))
+		t = time.Duration(min(sec, MaxThink.Seconds()) * float64(time.Second))
 	} else {
 		t = HeuristicTime(c, s.Top, rng)
 	}

@@ -322,3 +322,38 @@ func TestThinkTimeNeverFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkTimeScale: Scale and Power reshape the head's draw outside time
+// trouble (the same rng state gives Scale x t^Power), and leave the
+// trouble pace alone.
+func TestThinkTimeScale(t *testing.T) {
+	edges := board.ThinkBinEdges[:]
+	head := []float32{0.1, 0.3, 0.2, 0.15, 0.15, 0.06, 0.03, 0.01}
+	calm := Clock{Remaining: 600 * time.Second}
+	for seed := range uint64(20) {
+		one := ThinkTime(head, edges, calm, Shape{Prob: 0.2}, rand.New(rand.NewPCG(seed, 3)))
+		scaled := ThinkTime(head, edges, calm, Shape{Prob: 0.2, Scale: 0.7}, rand.New(rand.NewPCG(seed, 3)))
+		assert.InDelta(t, 0.7*one.Seconds(), scaled.Seconds(), 1e-6, "seed %d", seed)
+		unset := ThinkTime(head, edges, calm, Shape{Prob: 0.2, Scale: 0, Power: 0}, rand.New(rand.NewPCG(seed, 3)))
+		assert.Equal(t, one, unset, "Scale and Power 0 are 1")
+		pow := ThinkTime(head, edges, calm, Shape{Prob: 0.2, Scale: 0.7, Power: 0.8}, rand.New(rand.NewPCG(seed, 3)))
+		assert.InDelta(t, 0.7*math.Pow(one.Seconds(), 0.8), pow.Seconds(), 1e-6, "seed %d: 0.7 t^0.8", seed)
+	}
+	trouble := Clock{Remaining: 5 * time.Second, Base: 60 * time.Second}
+	_, inTrouble := trouble.Pace()
+	if !inTrouble {
+		t.Fatalf("5 s left of 60+0 is not time trouble: the test needs a clock in trouble")
+	}
+	unclipped := 0
+	for seed := range uint64(20) {
+		one := ThinkTime(head, edges, trouble, Shape{Prob: 0.2}, rand.New(rand.NewPCG(seed, 4)))
+		scaled := ThinkTime(head, edges, trouble, Shape{Prob: 0.2, Scale: 0.5, Power: 0.7}, rand.New(rand.NewPCG(seed, 4)))
+		assert.Equal(t, one, scaled, "in time trouble the pace, not the scale, sets the time (seed %d)", seed)
+		if one < trouble.SafeLimit() {
+			unclipped++
+		}
+	}
+	if unclipped < 5 {
+		t.Errorf("only %d of 20 draws in time trouble below the safe limit %v: the comparison says nothing", unclipped, trouble.SafeLimit())
+	}
+}

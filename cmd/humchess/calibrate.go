@@ -13,6 +13,7 @@ import (
 
 	"github.com/humchess/humchess/nets/calib"
 	"github.com/humchess/humchess/nets/load"
+	"github.com/humchess/humchess/train/data/prep"
 	"github.com/humchess/humchess/train/tools/calibrate"
 	"github.com/humchess/humchess/train/tools/match"
 )
@@ -55,6 +56,10 @@ func runCalibrate(args []string) error {
 	workers := fs.Int("workers", 2, "games at once and judging processes")
 	start := fs.String("start", "", "start from this calibration file, this net's or another's (default: none, UCI_Elo to the net as is)")
 	install := fs.Bool("install", false, "copy the fitted calibration beside NET (calib.PathFor)")
+	think := fs.Bool("think", true, "also fit the think-time scale by time control: replay -think-humans' training games with NET's think time and scale it to the humans'")
+	thinkOnly := fs.Bool("think-only", false, "only fit the think-time scale (no games): the UCI_Elo points are -start's, else the calibration NET already has")
+	thinkHumans := fs.String("think-humans", "../shared/data/lichess-2022-06-2500.pgn.zst", "human games with clocks for the think-time fit, comma-separated PGN files (their training split: train/data/prep's split by game id)")
+	thinkMin := fs.Int("think-min-moves", 2000, "human moves a time control needs for a think-time point")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,15 +118,38 @@ func runCalibrate(args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	tcfg := calibrate.ThinkConfig{Humans: strings.Split(*thinkHumans, ","), Site: *site, ValFraction: prep.DefaultConfig().ValFraction,
+		MinMoves: *thinkMin, Seed: *seed, SkipPlies: *openPlies}
+	if *thinkOnly {
+		c := cfg.Start
+		if c == nil {
+			if c, err = calib.For(netFile, info.Hash); err != nil {
+				return err
+			}
+			if c == nil {
+				return fmt.Errorf("-think-only: %s has no calibration beside it (%s): give -start", netFile, calib.PathFor(netFile))
+			}
+		}
+		if err := fitThink(ctx, netFile, c, tcfg); err != nil {
+			return err
+		}
+		return writeCalibration(c, filepath.Join(*out, info.Name+".calib.json"), netFile, *install)
+	}
 	cfg.Engine = *engine
 	if cfg.Engine == "" {
 		if cfg.Engine, err = copySelf(filepath.Join(*out, "humchess")); err != nil {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	rep, err := calibrate.Run(ctx, cfg)
+	if rep != nil && rep.Final != nil && err == nil && *think {
+		err = fitThink(ctx, netFile, rep.Final, tcfg)
+		if err == nil {
+			err = rep.Final.WriteFile(filepath.Join(*out, info.Name+".calib.json"))
+		}
+	}
 	if rep != nil {
 		if werr := rep.WriteText(os.Stdout); werr != nil && err == nil {
 			err = werr
@@ -200,4 +228,46 @@ func copySelf(dst string) (string, error) {
 		return "", err
 	}
 	return filepath.Abs(dst)
+}
+
+// fitThink fits the think-time scale of netFile into c (calibrate.FitThink)
+// and prints its table.
+func fitThink(ctx context.Context, netFile string, c *calib.Calibration, cfg calibrate.ThinkConfig) error {
+	net, err := load.Open(netFile, load.Options{Threads: 1})
+	if err != nil {
+		return err
+	}
+	defer net.Close()
+	fmt.Fprintf(os.Stderr, "calibrate: think-time fit: replaying %s with %s\n", strings.Join(cfg.Humans, ","), net.Info().Name)
+	points, rows, err := calibrate.FitThink(ctx, net, cfg)
+	if err != nil {
+		return fmt.Errorf("think-time fit: %w", err)
+	}
+	if len(points) == 0 {
+		return fmt.Errorf("think-time fit: no time control has %d human moves in %s", cfg.MinMoves, strings.Join(cfg.Humans, ","))
+	}
+	if err := calibrate.WriteThinkText(os.Stdout, rows); err != nil {
+		return err
+	}
+	c.Think = points
+	c.ThinkMeasured = fmt.Sprintf("humchess calibrate: think-time scale fitted by replaying the training split of %s (Site %q, first %d plies left out, seed %d) with the net's think time, at one-second resolution; controls with at least %d human moves",
+		strings.Join(cfg.Humans, ","), cfg.Site, cfg.SkipPlies, cfg.Seed, cfg.MinMoves)
+	return nil
+}
+
+// writeCalibration writes c to path and, with install, beside netFile.
+func writeCalibration(c *calib.Calibration, path, netFile string, install bool) error {
+	if err := c.WriteFile(path); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s\n", path)
+	if !install {
+		return nil
+	}
+	dst := calib.PathFor(netFile)
+	if err := c.WriteFile(dst); err != nil {
+		return err
+	}
+	fmt.Printf("installed %s\n", dst)
+	return nil
 }

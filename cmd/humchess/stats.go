@@ -8,6 +8,12 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/calib"
+	"github.com/humchess/humchess/nets/load"
+	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/train/data/prep"
 	"github.com/humchess/humchess/train/tools/stats"
 	"github.com/humchess/humchess/uci/client"
 )
@@ -34,6 +40,10 @@ func runStats(args []string) error {
 	timingPNG := fs.String("timing-png", "", "with -timing, also draw each set's think-time distribution by time control to this PNG")
 	timingMin := fs.Int("timing-min-moves", 300, "with -timing, the judged moves a time control needs in a set to be shown")
 	timingSkip := fs.Int("timing-skip-plies", 0, "with -timing, leave out each game's first N plies in every set (8 to compare humans with engine games started from humchess match's 8-ply -openings, which carry no clocks there)")
+	timingNet := fs.String("timing-replay", "", "with -timing, also replay every set's games with this net's think time (a HumChess net file, or default for the embedded net): the time the engine's HumanTiming would take at each position, fed the human's clocks, ratings and move")
+	timingSplit := fs.String("timing-split", "all", "with -timing, the games: all, validation or train (train/data/prep's split by game id, validation fraction 0.05)")
+	timingSeed := fs.Uint64("timing-seed", 1, "with -timing-replay, the seed of the replayed think times")
+	timingCal := fs.Bool("timing-replay-calibration", true, "with -timing-replay, scale the think time as the engine does, by the net's calibration (NAME.calib.json beside it, or the shipped one)")
 	gaps := fs.Bool("gaps", false, "print only the higher-rated player's score by time class and rating gap, beside the Elo formula's")
 	gapsSite := fs.String("gaps-site", "", "with -gaps, keep games whose Site contains this (one rating pool, e.g. lichess.org)")
 	gapsMin := fs.Int("gaps-min-games", 20, "with -gaps, the games a bucket needs to be shown")
@@ -61,7 +71,7 @@ func runStats(args []string) error {
 		}
 	}
 	if *timing {
-		return runTiming(sets, *player, *timingPNG, *timingMin, *timingSkip)
+		return runTiming(sets, *player, *timingPNG, *timingMin, *timingSkip, timingReplay{net: *timingNet, split: *timingSplit, seed: *timingSeed, calibrated: *timingCal})
 	}
 	if *gaps {
 		return runGaps(sets, *gapsSite, *gapsMin, *gapsMax)
@@ -83,18 +93,67 @@ func runStats(args []string) error {
 
 // runTiming is "humchess stats -timing": the clock use of each set by
 // time control, as a table and optionally a PNG.
-func runTiming(sets []string, player, png string, minMoves, skip int) error {
+func runTiming(sets []string, player, png string, minMoves, skip int, r timingReplay) error {
 	if skip < 0 {
 		return fmt.Errorf("-timing-skip-plies %d: want 0 or more", skip)
 	}
+	var keep func(*pgn.Game) bool
+	switch r.split {
+	case "", "all":
+	case "validation", "train":
+		val, frac := r.split == "validation", prep.DefaultConfig().ValFraction
+		keep = func(g *pgn.Game) bool { return games.IsValidation(games.ID(g), frac) == val }
+	default:
+		return fmt.Errorf("-timing-split %q: want all, validation or train", r.split)
+	}
+	var net nets.Net
+	var reshape func(base, inc float64) (scale, power float64)
+	label := ""
+	if r.net != "" {
+		var err error
+		if r.net == "default" {
+			net, err = load.Default(load.Options{Threads: 1})
+		} else {
+			net, err = load.Open(r.net, load.Options{Threads: 1})
+		}
+		if err != nil {
+			return fmt.Errorf("-timing-replay: %w", err)
+		}
+		defer net.Close()
+		if len(net.Info().ThinkBinEdges) == 0 {
+			return fmt.Errorf("-timing-replay %s: net %s has no think-time head", r.net, net.Info().Name)
+		}
+		if r.calibrated {
+			file := r.net
+			if file == "default" {
+				file = ""
+			}
+			c, err := calib.For(file, net.Info().Hash)
+			if err != nil {
+				return fmt.Errorf("-timing-replay: %w", err)
+			}
+			if c != nil && len(c.Think) > 0 {
+				reshape, label = c.ThinkAt, " with its calibration's think scale"
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	var out []*stats.TimingSet
 	for _, s := range sets {
 		name, files, p := parseSet(s, player)
-		st, err := stats.RunTiming(name, strings.Split(files, ","), p, skip)
+		st, err := stats.RunTimingReplay(name, strings.Split(files, ","), p, skip, keep, nil)
 		if err != nil {
 			return err
 		}
 		out = append(out, st)
+		if net != nil {
+			st, err := stats.RunTimingReplay(name+" replayed by "+net.Info().Name+label, strings.Split(files, ","), p, skip, keep, stats.NetReplay(ctx, net, r.seed, reshape))
+			if err != nil {
+				return err
+			}
+			out = append(out, st)
+		}
 	}
 	if err := stats.WriteTimingText(os.Stdout, out, minMoves); err != nil {
 		return err
@@ -107,6 +166,13 @@ func runTiming(sets []string, player, png string, minMoves, skip int) error {
 		return fmt.Errorf("-timing-png: %w", err)
 	}
 	return os.WriteFile(png, b, 0o644)
+}
+
+// timingReplay is what -timing-replay, -timing-split and -timing-seed ask.
+type timingReplay struct {
+	net, split string
+	seed       uint64
+	calibrated bool
 }
 
 // runGaps is "humchess stats -gaps": the higher-rated player's score by

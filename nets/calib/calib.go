@@ -2,7 +2,8 @@
 // few UCI_Elo labels, the settings that make the net play like humans of
 // that rating (the rating given to the net, a temperature, a top-p, the
 // blunder filter's scale and width), fitted by `humchess calibrate`, and
-// the interpolation between them. A net file NAME.onnx carries its
+// the interpolation between them; and the think-time scale by time
+// control. A net file NAME.onnx carries its
 // calibration beside it as NAME.calib.json; the calibrations of shipped
 // nets are embedded here (shipped/), found by the net's weight hash. It
 // must not know UCI, policy or how a net is built.
@@ -52,6 +53,67 @@ type Calibration struct {
 	// Stockfish budget, the games played; free text.
 	Measured string  `json:"measured"`
 	Points   []Point `json:"points"` // by increasing Elo
+	// Think scales the think-time head's draws by time control, so the
+	// engine spends its clock as humans of that control do; none = 1
+	// everywhere. ThinkMeasured says how it was fitted; free text.
+	Think         []ThinkPoint `json:"think,omitempty"`
+	ThinkMeasured string       `json:"think_measured,omitempty"`
+}
+
+// ThinkPoint is the think-time scale at one time control.
+type ThinkPoint struct {
+	Base  float64 `json:"base"`            // the time control's base, seconds
+	Inc   float64 `json:"inc"`             // its increment, seconds
+	Scale float64 `json:"scale"`           // the think-time head's draw t seconds becomes Scale x t^Power (1 = unchanged)
+	Power float64 `json:"power,omitempty"` // 0 = 1
+	Moves int     `json:"moves"`           // human moves it was fitted on (informative)
+}
+
+// power is p's Power, 0 read as 1.
+func (p ThinkPoint) power() float64 {
+	if p.Power == 0 {
+		return 1
+	}
+	return p.Power
+}
+
+// Duration is the time control's expected game length, base + 40 x
+// increment seconds (lichess's estimate, which sorts its time classes).
+func (p ThinkPoint) Duration() float64 { return p.Base + 40*p.Inc }
+
+// ThinkAt is the think-time scale and power for a time control (base and
+// increment in seconds): the point of that exact control, else linear in
+// log Duration between the two points around it, the end points' beyond
+// them; 1, 1 without points or with an unknown base (0 or below).
+func (c *Calibration) ThinkAt(base, inc float64) (scale, power float64) {
+	if c == nil || len(c.Think) == 0 || !(base > 0) || !finite(base) {
+		return 1, 1
+	}
+	inc = max(inc, 0)
+	if !finite(inc) {
+		inc = 0
+	}
+	for _, p := range c.Think {
+		if p.Base == base && p.Inc == inc {
+			return p.Scale, p.power()
+		}
+	}
+	ps := append([]ThinkPoint(nil), c.Think...)
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Duration() < ps[j].Duration() })
+	d := base + 40*inc
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Duration() >= d })
+	switch {
+	case i == 0:
+		return ps[0].Scale, ps[0].power()
+	case i == len(ps):
+		return ps[len(ps)-1].Scale, ps[len(ps)-1].power()
+	}
+	a, b := ps[i-1], ps[i]
+	if !(b.Duration() > a.Duration()) {
+		return b.Scale, b.power()
+	}
+	t := math.Log(d/a.Duration()) / math.Log(b.Duration()/a.Duration())
+	return a.Scale + t*(b.Scale-a.Scale), a.power() + t*(b.power()-a.power())
 }
 
 // Identity is the setting of a label without calibration: the label given
@@ -87,6 +149,16 @@ func (c *Calibration) Validate() error {
 			return bad("elo %d: candidates %d", p.Elo, p.Candidates)
 		case !finite(p.Focus) || p.Focus < 0:
 			return bad("elo %d: focus %v", p.Elo, p.Focus)
+		}
+	}
+	for _, p := range c.Think {
+		switch {
+		case !finite(p.Base) || p.Base <= 0 || !finite(p.Inc) || p.Inc < 0:
+			return bad("think: time control %v+%v", p.Base, p.Inc)
+		case !finite(p.Scale) || p.Scale <= 0:
+			return bad("think %v+%v: scale %v", p.Base, p.Inc, p.Scale)
+		case !finite(p.Power) || p.Power < 0:
+			return bad("think %v+%v: power %v", p.Base, p.Inc, p.Power)
 		}
 	}
 	return nil

@@ -15,6 +15,11 @@ func sample() *Calibration {
 		{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6},
 		{Elo: 1600, Rating: 1400, Temperature: 1.0, TopP: 1, BlunderScale: 1.5, Candidates: 10},
 		{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2},
+	}, Think: []ThinkPoint{
+		{Base: 60, Inc: 0, Scale: 1.1, Moves: 3000},
+		{Base: 300, Inc: 0, Scale: 0.8, Power: 0.9, Moves: 3000},
+		{Base: 600, Inc: 5, Scale: 0.6, Power: 0.8, Moves: 3000}, // duration 800
+		{Base: 180, Inc: 2, Scale: 1.0, Moves: 3000},             // duration 260: out of order on purpose
 	}}
 }
 
@@ -64,6 +69,11 @@ func TestValidate(t *testing.T) {
 		{"candidates", func(c *Calibration) { c.Points[0].Candidates = -1 }},
 		{"focus", func(c *Calibration) { c.Points[2].Focus = math.Inf(1) }},
 		{"negative focus", func(c *Calibration) { c.Points[2].Focus = -0.5 }},
+		{"think base", func(c *Calibration) { c.Think[0].Base = 0 }},
+		{"think inc", func(c *Calibration) { c.Think[0].Inc = -1 }},
+		{"think scale", func(c *Calibration) { c.Think[1].Scale = 0 }},
+		{"think scale NaN", func(c *Calibration) { c.Think[1].Scale = math.NaN() }},
+		{"think power", func(c *Calibration) { c.Think[1].Power = -1 }},
 	}
 	if err := sample().Validate(); err != nil {
 		t.Fatalf("Validate(sample) = %v", err)
@@ -140,5 +150,38 @@ func TestFor(t *testing.T) {
 	}
 	if c, err := For("", "no-such-hash"); c != nil || err != nil {
 		t.Errorf("For the default net with an unknown hash = %v, %v; want nil, nil", c, err)
+	}
+}
+
+func TestThinkAt(t *testing.T) {
+	c := sample()
+	tests := []struct {
+		base, inc, scale, power float64
+	}{
+		{60, 0, 1.1, 1},     // exact, power 0 read as 1
+		{300, 0, 0.8, 0.9},  // exact, though 180+2 and 600+5 lie around it
+		{180, 2, 1.0, 1},    // exact
+		{15, 0, 1.1, 1},     // below the shortest: its values
+		{1800, 0, 0.6, 0.8}, // beyond the longest: its values
+		{0, 0, 1, 1},        // unknown base
+		{-1, 5, 1, 1},       // unknown base
+		// 500+0: duration 500 between 300 (0.8, 0.9) and 800 (0.6, 0.8), linear in log duration.
+		{500, 0, 0.8 + math.Log(500.0/300)/math.Log(800.0/300)*(0.6-0.8), 0.9 + math.Log(500.0/300)/math.Log(800.0/300)*(0.8-0.9)},
+		// 120+1: duration 160 between 60 (1.1, 1) and 260 (1.0, 1).
+		{120, 1, 1.1 + math.Log(160.0/60)/math.Log(260.0/60)*(1.0-1.1), 1},
+	}
+	for _, tt := range tests {
+		scale, power := c.ThinkAt(tt.base, tt.inc)
+		if math.Abs(scale-tt.scale) > 1e-9 || math.Abs(power-tt.power) > 1e-9 {
+			t.Errorf("ThinkAt(%v, %v) = %v, %v; want %v, %v", tt.base, tt.inc, scale, power, tt.scale, tt.power)
+		}
+	}
+	var none *Calibration
+	if s, p := none.ThinkAt(600, 0); s != 1 || p != 1 {
+		t.Errorf("nil calibration: ThinkAt = %v, %v; want 1, 1", s, p)
+	}
+	c.Think = nil
+	if s, p := c.ThinkAt(600, 0); s != 1 || p != 1 {
+		t.Errorf("no think points: ThinkAt = %v, %v; want 1, 1", s, p)
 	}
 }

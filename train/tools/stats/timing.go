@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/train/plot"
 	"github.com/humchess/humchess/train/tools/internal/format"
@@ -39,6 +41,24 @@ type Timing struct {
 	Trouble      Quantiles // Think of moves begun with less than TimeTrouble on the clock
 	TroubleFirst Quantiles // the same, the first troubleFirst such moves of each side in each game
 	OverOldCap   int64     // moves longer than remaining/20 + 0.8*increment (the former cap)
+	// Replayed holds a replay's judged moves (RunTimingReplay), for
+	// FitThinkScale.
+	Replayed []ReplayedMove
+}
+
+// ReplayedMove is one move of a replay: the clock before it, its
+// sub-second part drawn for the one-second resolution, the replayed time
+// and the increment, seconds.
+type ReplayedMove struct {
+	Before, Frac, Raw, Inc float64
+}
+
+// Second is the move's think time at one-second resolution when it takes
+// raw seconds: the difference of the whole seconds of the clock before
+// (Before+Frac) and after, plus the increment.
+func (m ReplayedMove) Second(raw float64) float64 {
+	b := m.Before + m.Frac
+	return max(math.Floor(b)-math.Floor(b-raw+m.Inc)+m.Inc, 0)
 }
 
 // RecaptureRatio is the mean think time of a recapture over the mean of all
@@ -65,9 +85,23 @@ type TimingSet struct {
 // (humchess match -openings) have no clocks there, and humans play those
 // plies fastest, so comparing the two needs skip 8 on the humans too.
 func RunTiming(name string, inputs []string, player string, skip int) (*TimingSet, error) {
+	return RunTimingReplay(name, inputs, player, skip, nil, nil)
+}
+
+// RunTimingReplay is RunTiming on the games keep accepts (nil: all), and,
+// when replay is not nil, with the think times replay gives instead of
+// the recorded ones: each judged move with a known clock before it takes
+// the replayed time, at one-second resolution as the clocks before it and
+// after it (the clock before, minus the time, plus the increment) would
+// show it. A replay loses no game on time.
+func RunTimingReplay(name string, inputs []string, player string, skip int, keep func(*pgn.Game) bool, replay Replay) (*TimingSet, error) {
 	s := &TimingSet{Name: name, Player: player, Controls: map[string]*Timing{}}
+	var rerr error
 	err := readGames(inputs, func(g *pgn.Game) bool {
 		if !standardRules(g) || !g.TimeControl.Known() || g.TimeControl.Moves > 0 {
+			return true
+		}
+		if keep != nil && !keep(g) {
 			return true
 		}
 		if player == "" && (g.WhiteTitle == "BOT" || g.BlackTitle == "BOT") {
@@ -83,20 +117,33 @@ func RunTiming(name string, inputs []string, player string, skip int) (*TimingSe
 			t = &Timing{Control: key}
 			s.Controls[key] = t
 		}
-		t.add(g, side, skip)
+		var times []float64
+		if replay != nil {
+			if times, rerr = replay(g); rerr != nil {
+				return false
+			}
+			if times == nil {
+				return true
+			}
+		}
+		t.add(g, side, skip, times)
 		return true
 	})
+	if err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// add measures one game's moves of sides from ply skip on.
-func (t *Timing) add(g *pgn.Game, sides, skip int) {
+// add measures one game's moves of sides from ply skip on; with times (a
+// replay), those think times instead of the recorded ones.
+func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 	t.Games++
 	t.Plies.Add(float64(len(g.Moves)))
-	if strings.EqualFold(strings.TrimSpace(g.Termination), "time forfeit") {
+	if times == nil && strings.EqualFold(strings.TrimSpace(g.Termination), "time forfeit") {
 		switch {
 		case g.Result == "1-0" && sides&sideBlack != 0, g.Result == "0-1" && sides&sideWhite != 0:
 			t.TimeLosses++
@@ -107,6 +154,15 @@ func (t *Timing) add(g *pgn.Game, sides, skip int) {
 		return
 	}
 	base, inc := g.TimeControl.Base, g.TimeControl.Increment
+	var frac *rand.Rand
+	if times != nil {
+		// Lichess's clocks show whole seconds of clocks that run in
+		// centiseconds: a human's one-second think time is rounded up or
+		// down by where the clock stood within its second. A replay's clock
+		// before the move is the human's whole second, so it draws that
+		// part, or every replayed time would round up.
+		frac = rand.New(rand.NewPCG(uint64(len(g.Moves)), games.ID(g)))
+	}
 	var troubles [2]int
 	lastTo, lastCaptured := board.NoSquare, false
 	for i, san := range g.Moves {
@@ -127,6 +183,12 @@ func (t *Timing) add(g *pgn.Game, sides, skip int) {
 			after := clockAt(g, i)
 			raw, sec := -1.0, -1.0
 			switch {
+			case times != nil:
+				if before >= 0 && i < len(times) && times[i] >= 0 {
+					m := ReplayedMove{Before: before, Frac: frac.Float64(), Raw: times[i], Inc: inc}
+					raw, sec = m.Raw, m.Second(m.Raw)
+					t.Replayed = append(t.Replayed, m)
+				}
 			case before >= 0 && after >= 0:
 				raw = max(before-after+inc, 0)
 				sec = max(math.Floor(before)-math.Floor(after)+inc, 0)

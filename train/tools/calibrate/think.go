@@ -1,0 +1,128 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/calib"
+	"github.com/humchess/humchess/policy"
+	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/data/pgn"
+	"github.com/humchess/humchess/train/tools/stats"
+)
+
+// ThinkConfig is what FitThink replays and fits.
+type ThinkConfig struct {
+	Humans      []string // human games with clocks (PGN)
+	Site        string   // keep games whose Site contains this ("" = all)
+	ValFraction float64  // train/data/prep's validation fraction: FitThink fits on the other games
+	MinMoves    int      // human moves a time control needs to get a point
+	Seed        uint64   // the replay's draws
+	SkipPlies   int      // each game's first plies left out (as -timing-skip-plies)
+}
+
+// ThinkRow is one time control of a think-time fit.
+type ThinkRow struct {
+	Control                 string
+	Base, Inc               float64
+	Moves                   int
+	HumanMedian, HumanP90   float64 // one-second resolution
+	ReplayMedian, ReplayP90 float64 // the replay as it is
+	FittedMedian, FittedP90 float64 // the replay reshaped by the fit
+	Scale, Power            float64 // stats.FitThink
+	DistanceAt1, Fitted     float64 // stats.ThinkDistance at 1, 1 and at the fit
+}
+
+// FitThink replays the training games of cfg.Humans with net's think time
+// (stats.NetReplay, not reshaped) and fits, for each time control with at least
+// cfg.MinMoves human moves, the think-time scale that brings the replayed
+// times closest to the humans' (stats.FitThink: scale x t^power, capped
+// by the engine's safety limit). It returns the points, by increasing base then
+// increment, and a row per fitted control.
+func FitThink(ctx context.Context, net nets.Net, cfg ThinkConfig) ([]calib.ThinkPoint, []ThinkRow, error) {
+	if len(net.Info().ThinkBinEdges) == 0 {
+		return nil, nil, fmt.Errorf("%w: net %s has no think-time head", ErrConfig, net.Info().Name)
+	}
+	keep := func(g *pgn.Game) bool {
+		return strings.Contains(g.Site, cfg.Site) && !games.IsValidation(games.ID(g), cfg.ValFraction)
+	}
+	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, keep, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	replay, err := stats.RunTimingReplay("replay", cfg.Humans, "", cfg.SkipPlies, keep, stats.NetReplay(ctx, net, cfg.Seed, nil))
+	if err != nil {
+		return nil, nil, err
+	}
+	capAt := func(m stats.ReplayedMove) float64 {
+		c := policy.Clock{Remaining: secs(m.Before), Inc: secs(m.Inc)}
+		return c.SafeLimit().Seconds()
+	}
+	var points []calib.ThinkPoint
+	var rows []ThinkRow
+	for key, h := range human.Controls {
+		r := replay.Controls[key]
+		if r == nil || h.Think.N() < cfg.MinMoves {
+			continue
+		}
+		var base, inc float64
+		if _, err := fmt.Sscanf(key, "%g+%g", &base, &inc); err != nil {
+			continue
+		}
+		scale, power, at1, fitted, ok := stats.FitThink(h, r, capAt)
+		if !ok {
+			continue
+		}
+		row := ThinkRow{Control: key, Base: base, Inc: inc, Moves: h.Think.N(), Scale: scale, Power: power, DistanceAt1: at1, Fitted: fitted,
+			HumanMedian: h.Think.Quantile(0.5), HumanP90: h.Think.Quantile(0.9),
+			ReplayMedian: r.Think.Quantile(0.5), ReplayP90: r.Think.Quantile(0.9)}
+		var q stats.Quantiles
+		shape := policy.Shape{Scale: scale, Power: power}
+		for _, m := range r.Replayed {
+			t := shape.Reshape(m.Raw)
+			if t > m.Raw {
+				t = max(min(t, capAt(m)), m.Raw)
+			}
+			q.Add(m.Second(t))
+		}
+		row.FittedMedian, row.FittedP90 = q.Quantile(0.5), q.Quantile(0.9)
+		rows = append(rows, row)
+		points = append(points, calib.ThinkPoint{Base: base, Inc: inc, Scale: scale, Power: power, Moves: h.Think.N()})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Base != rows[j].Base {
+			return rows[i].Base < rows[j].Base
+		}
+		return rows[i].Inc < rows[j].Inc
+	})
+	sort.Slice(points, func(i, j int) bool {
+		if points[i].Base != points[j].Base {
+			return points[i].Base < points[j].Base
+		}
+		return points[i].Inc < points[j].Inc
+	})
+	return points, rows, nil
+}
+
+// WriteThinkText prints a think-time fit's rows.
+func WriteThinkText(w io.Writer, rows []ThinkRow) error {
+	if _, err := fmt.Fprintf(w, "think-time scale by time control (humans' training games replayed with the net's think time; one-second resolution)\n%-8s %7s | %-11s | %-11s | %5s | %-11s | %s\n",
+		"control", "moves", "humans", "replay", "scale", "fitted", "distance at 1 -> fitted"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "%-8s %7d | %4.0f / %-4.0f | %4.0f / %-4.0f | %5.2f %5.2f | %4.0f / %-4.0f | %.4f -> %.4f\n",
+			r.Control, r.Moves, r.HumanMedian, r.HumanP90, r.ReplayMedian, r.ReplayP90, r.Scale, r.Power, r.FittedMedian, r.FittedP90, r.DistanceAt1, r.Fitted); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// secs is s seconds as a Duration.
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,108 @@
+package stats
+
+import (
+	"math"
+)
+
+// Think-time fit grid: FitThink tries scales from ScaleMin to ScaleMax and
+// powers from PowerMin to PowerMax, by gridStep.
+const (
+	ScaleMin, ScaleMax = 0.5, 1.5
+	PowerMin, PowerMax = 0.7, 1.2
+	gridStep           = 0.02
+)
+
+// ThinkDistance is how far two sets of one-second think times are apart:
+// the area between their distribution functions on a log(1+seconds) axis
+// (the Wasserstein-1 distance of log(1+t)), so a second more at 2 s counts
+// as much as ten more at 30 s, and both the median and the long thinks
+// weigh. 0 for equal distributions; NaN when either is empty.
+func ThinkDistance(a, b []float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return math.NaN()
+	}
+	top := 0
+	for _, v := range a {
+		top = max(top, int(v))
+	}
+	for _, v := range b {
+		top = max(top, int(v))
+	}
+	return cdfDistance(cdf(histogram(a, top), len(a)), cdf(histogram(b, top), len(b)))
+}
+
+// histogram counts whole-second values 0..top (negative ones as 0, longer
+// ones as top).
+func histogram(v []float64, top int) []float64 {
+	h := make([]float64, top+1)
+	for _, x := range v {
+		h[min(max(int(x), 0), top)]++
+	}
+	return h
+}
+
+// cdf turns a histogram of n values into its distribution function.
+func cdf(h []float64, n int) []float64 {
+	f := make([]float64, len(h))
+	var c float64
+	for k, v := range h {
+		c += v
+		f[k] = c / float64(n)
+	}
+	return f
+}
+
+// cdfDistance is ThinkDistance of two distribution functions on 0..top.
+func cdfDistance(fa, fb []float64) float64 {
+	var d float64
+	for k := 0; k+1 < len(fa); k++ {
+		d += math.Abs(fa[k]-fb[k]) * (math.Log(float64(k)+2) - math.Log(float64(k)+1))
+	}
+	return d
+}
+
+// FitThink returns the reshaping of a replay's think times, t seconds to
+// scale x t^power (policy.Shape.Reshape), that brings its Replayed moves,
+// read at one-second resolution, closest to the human think times of human
+// (ThinkDistance), searched on the grid from ScaleMin, PowerMin to
+// ScaleMax, PowerMax; with the distance at 1, 1 and at the fit. capAt,
+// when not nil, gives the longest a move may take (the engine's safety
+// limit): a lengthened move stops there, or at its replayed time when that
+// is longer. ok is false without moves on either side.
+func FitThink(human, replay *Timing, capAt func(ReplayedMove) float64) (scale, power, at1, fitted float64, ok bool) {
+	if human == nil || replay == nil || human.Think.N() == 0 || len(replay.Replayed) == 0 {
+		return 1, 1, math.NaN(), math.NaN(), false
+	}
+	caps := make([]float64, len(replay.Replayed))
+	for i, m := range replay.Replayed {
+		caps[i] = math.Inf(1)
+		if capAt != nil {
+			caps[i] = capAt(m)
+		}
+	}
+	const top = 600 // seconds: the histograms' last bin
+	fh := cdf(histogram(human.Think.v, top), human.Think.N())
+	h := make([]float64, top+1)
+	dist := func(s, p float64) float64 {
+		clear(h)
+		for i, m := range replay.Replayed {
+			t := s * math.Pow(m.Raw, p)
+			if t > m.Raw {
+				t = max(min(t, caps[i]), m.Raw)
+			}
+			h[min(max(int(m.Second(t)), 0), top)]++
+		}
+		return cdfDistance(fh, cdf(h, len(replay.Replayed)))
+	}
+	at1 = dist(1, 1)
+	scale, power, fitted = 1, 1, at1
+	for i := 0; ScaleMin+float64(i)*gridStep <= ScaleMax+gridStep/2; i++ {
+		for j := 0; PowerMin+float64(j)*gridStep <= PowerMax+gridStep/2; j++ {
+			s, p := ScaleMin+float64(i)*gridStep, PowerMin+float64(j)*gridStep
+			if d := dist(s, p); d < fitted-1e-12 {
+				scale, power, fitted = s, p, d
+			}
+		}
+	}
+	return math.Round(scale*100) / 100, math.Round(power*100) / 100, at1, fitted, true
+}
