@@ -84,11 +84,7 @@ func FitThink(ctx context.Context, net nets.Net, cfg ThinkConfig) ([]calib.Think
 		var q stats.Quantiles
 		shape := policy.Shape{Scale: scale, Power: power}
 		for _, m := range r.Replayed {
-			t := shape.Reshape(m.Raw)
-			if t > m.Raw {
-				t = max(min(t, capAt(m)), m.Raw)
-			}
-			q.Add(m.Second(t))
+			q.Add(m.Second(stats.ReshapeCapped(m.Raw, capAt(m), shape)))
 		}
 		row.FittedMedian, row.FittedP90 = q.Quantile(0.5), q.Quantile(0.9)
 		rows = append(rows, row)

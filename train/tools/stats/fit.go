@@ -2,7 +2,19 @@ package stats
 
 import (
 	"math"
+
+	"github.com/humchess/humchess/policy"
 )
+
+// ReshapeCapped is a replayed time raw reshaped by shape (policy.Shape.Reshape);
+// a lengthened time stops at limit, or at raw when that is longer.
+func ReshapeCapped(raw, limit float64, shape policy.Shape) float64 {
+	t := shape.Reshape(raw)
+	if t > raw {
+		t = max(min(t, limit), raw)
+	}
+	return t
+}
 
 // Think-time fit grid: FitThink tries scales from ScaleMin to ScaleMax and
 // powers from PowerMin to PowerMax, by gridStep.
@@ -86,10 +98,7 @@ func FitThink(human, replay *Timing, capAt func(ReplayedMove) float64) (scale, p
 	dist := func(s, p float64) float64 {
 		clear(h)
 		for i, m := range replay.Replayed {
-			t := s * math.Pow(m.Raw, p)
-			if t > m.Raw {
-				t = max(min(t, caps[i]), m.Raw)
-			}
+			t := ReshapeCapped(m.Raw, caps[i], policy.Shape{Scale: s, Power: p})
 			h[min(max(int(m.Second(t)), 0), top)]++
 		}
 		return cdfDistance(fh, cdf(h, len(replay.Replayed)))
