@@ -73,14 +73,22 @@ func cdfDistance(fa, fb []float64) float64 {
 	return d
 }
 
+// QuantileTolerance is how far, as a fraction of the humans' value, a
+// think-time fit's median and p90 may be from the humans' to count as on
+// target: FitThink first looks for grid points with both within it. Half the
+// issue's 20%, so a fit on the replay leaves room for self-play's noise.
+const QuantileTolerance = 0.1
+
 // FitThink returns the reshaping of a replay's think times, t seconds to
 // scale x t^power (policy.Shape.Reshape), that brings its Replayed moves,
-// read at one-second resolution, closest to the human think times of human
-// (ThinkDistance), searched on the grid from ScaleMin, PowerMin to
-// ScaleMax, PowerMax; with the distance at 1, 1 and at the fit. capAt,
-// when not nil, gives the longest a move may take (the engine's safety
-// limit): a lengthened move stops there, or at its replayed time when that
-// is longer. ok is false without moves on either side.
+// read at one-second resolution, closest to the human think times of human,
+// searched on the grid from ScaleMin, PowerMin to ScaleMax, PowerMax: of
+// the grid points whose median and p90 are both within QuantileTolerance of
+// the humans' (else of those with one of the two within it, else of all),
+// the one at the smallest ThinkDistance; with the distance at 1, 1 and at
+// the fit. capAt, when not nil, gives the longest a move may take (the
+// engine's safety limit): a lengthened move stops there, or at its replayed
+// time when that is longer. ok is false without moves on either side.
 func FitThink(human, replay *Timing, capAt func(ReplayedMove) float64) (scale, power, at1, fitted float64, ok bool) {
 	if human == nil || replay == nil || human.Think.N() == 0 || len(replay.Replayed) == 0 {
 		return 1, 1, math.NaN(), math.NaN(), false
@@ -93,25 +101,62 @@ func FitThink(human, replay *Timing, capAt func(ReplayedMove) float64) (scale, p
 		}
 	}
 	const top = 600 // seconds: the histograms' last bin
-	fh := cdf(histogram(human.Think.v, top), human.Think.N())
+	hh := histogram(human.Think.v, top)
+	fh := cdf(hh, human.Think.N())
+	hMed, hP90 := histQuantile(hh, 0.5), histQuantile(hh, 0.9)
 	h := make([]float64, top+1)
-	dist := func(s, p float64) float64 {
+	// try reshapes the replay by s, p: its distance to the humans and how
+	// many of its median and p90 miss the humans' by more than the tolerance.
+	try := func(s, p float64) (float64, int) {
 		clear(h)
 		for i, m := range replay.Replayed {
 			t := ReshapeCapped(m.Raw, caps[i], policy.Shape{Scale: s, Power: p})
 			h[min(max(int(m.Second(t)), 0), top)]++
 		}
-		return cdfDistance(fh, cdf(h, len(replay.Replayed)))
+		misses := 0
+		if math.Abs(histQuantile(h, 0.5)-hMed) > QuantileTolerance*hMed {
+			misses++
+		}
+		if math.Abs(histQuantile(h, 0.9)-hP90) > QuantileTolerance*hP90 {
+			misses++
+		}
+		return cdfDistance(fh, cdf(h, len(replay.Replayed))), misses
 	}
-	at1 = dist(1, 1)
+	at1, bestMisses := try(1, 1)
 	scale, power, fitted = 1, 1, at1
 	for i := 0; ScaleMin+float64(i)*gridStep <= ScaleMax+gridStep/2; i++ {
 		for j := 0; PowerMin+float64(j)*gridStep <= PowerMax+gridStep/2; j++ {
 			s, p := ScaleMin+float64(i)*gridStep, PowerMin+float64(j)*gridStep
-			if d := dist(s, p); d < fitted-1e-12 {
-				scale, power, fitted = s, p, d
+			if d, m := try(s, p); m < bestMisses || m == bestMisses && d < fitted-1e-12 {
+				scale, power, fitted, bestMisses = s, p, d, m
 			}
 		}
 	}
 	return math.Round(scale*100) / 100, math.Round(power*100) / 100, at1, fitted, true
+}
+
+// histQuantile is Quantiles.Quantile of the whole-second values a
+// histogram counts (interpolated between neighbours the same way).
+func histQuantile(h []float64, p float64) float64 {
+	var n float64
+	for _, c := range h {
+		n += c
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	pos := p * (n - 1)
+	lo := math.Floor(pos)
+	at := func(i float64) float64 { // the value at sorted index i
+		var c float64
+		for k, v := range h {
+			c += v
+			if c > i {
+				return float64(k)
+			}
+		}
+		return float64(len(h) - 1)
+	}
+	a := at(lo)
+	return a + (pos-lo)*(at(min(lo+1, n-1))-a)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/train/data/pgn"
 )
 
@@ -125,4 +126,69 @@ func TestNetReplay(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, halved, 2, "moves whose time the scale halved: %v against %v", half, a)
+}
+
+// TestHistQuantile: a histogram's quantiles are those of the values it counts.
+func TestHistQuantile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var q Quantiles
+	var v []float64
+	for range 501 {
+		x := float64(rng.IntN(40))
+		q.Add(x)
+		v = append(v, x)
+	}
+	h := histogram(v, 60)
+	for _, p := range []float64{0, 0.1, 0.5, 0.9, 0.97, 1} {
+		assert.InDelta(t, q.Quantile(p), histQuantile(h, p), 1e-9, "p %v", p)
+	}
+	assert.True(t, math.IsNaN(histQuantile(make([]float64, 5), 0.5)), "empty histogram")
+}
+
+// TestFitThinkQuantiles: when no reshaping matches the humans' whole
+// distribution (a third of their moves are instant, the replay has none),
+// the fit keeps the median and p90 on target, where the plain nearest
+// reshaping misses one.
+func TestFitThinkQuantiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	human, replay := &Timing{}, &Timing{}
+	for range 4000 {
+		raw := math.Exp(rng.NormFloat64()*0.8 + 1.6)
+		replay.Replayed = append(replay.Replayed, ReplayedMove{Before: 400, Frac: rng.Float64(), Raw: raw})
+		hraw := math.Exp(rng.NormFloat64()*0.5 + 2.5)
+		if rng.Float64() < 0.45 {
+			hraw = 0.9 * rng.Float64()
+		}
+		hm := ReplayedMove{Before: 400, Frac: rng.Float64(), Raw: hraw}
+		human.Think.Add(hm.Second(hm.Raw))
+	}
+	reshaped := func(s, p float64) *Quantiles {
+		var q Quantiles
+		for _, m := range replay.Replayed {
+			q.Add(m.Second(policy.Shape{Scale: s, Power: p}.Reshape(m.Raw)))
+		}
+		return &q
+	}
+	within := func(q *Quantiles) (bool, bool) {
+		med, p90 := human.Think.Quantile(0.5), human.Think.Quantile(0.9)
+		return math.Abs(q.Quantile(0.5)-med) <= QuantileTolerance*med, math.Abs(q.Quantile(0.9)-p90) <= QuantileTolerance*p90
+	}
+	// The plain nearest reshaping, by brute force.
+	best, bs, bp := math.Inf(1), 1.0, 1.0
+	for s := ScaleMin; s <= ScaleMax+1e-9; s += gridStep {
+		for p := PowerMin; p <= PowerMax+1e-9; p += gridStep {
+			q := reshaped(s, p)
+			if d := ThinkDistance(q.v, human.Think.v); d < best {
+				best, bs, bp = d, s, p
+			}
+		}
+	}
+	medOK, p90OK := within(reshaped(bs, bp))
+	require.False(t, medOK && p90OK, "the nearest reshaping %.2f, %.2f already on target: the case tests nothing (%v %v)", bs, bp, human.Think.Quantile(0.5), human.Think.Quantile(0.9))
+	scale, power, _, fitted, ok := FitThink(human, replay, nil)
+	require.True(t, ok)
+	medOK, p90OK = within(reshaped(scale, power))
+	assert.True(t, medOK, "median")
+	assert.True(t, p90OK, "p90")
+	assert.GreaterOrEqual(t, fitted, best-1e-9, "on target costs distance")
 }
