@@ -40,7 +40,11 @@ type Timing struct {
 	Only         Quantiles // Think of moves that were the only legal move
 	Trouble      Quantiles // Think of moves begun with less than TimeTrouble on the clock
 	TroubleFirst Quantiles // the same, the first troubleFirst such moves of each side in each game
-	OverOldCap   int64     // moves longer than remaining/20 + 0.8*increment (the former cap)
+	// TroubleFirstKept is TroubleFirst over the sides that did not lose
+	// the game on time: humans who flag spend the clock they needed to
+	// finish, which an engine that must never lose on time cannot copy.
+	TroubleFirstKept Quantiles
+	OverOldCap       int64 // moves longer than remaining/20 + 0.8*increment (the former cap)
 	// Replayed holds a replay's judged moves (RunTimingReplay), for
 	// FitThinkScale.
 	Replayed []ReplayedMove
@@ -143,11 +147,15 @@ func RunTimingReplay(name string, inputs []string, player string, skip int, keep
 func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 	t.Games++
 	t.Plies.Add(float64(len(g.Moves)))
+	var flagged [2]bool // White, Black lost (or drew) the game on time
 	if times == nil && strings.EqualFold(strings.TrimSpace(g.Termination), "time forfeit") {
 		switch {
 		case g.Result == "1-0" && sides&sideBlack != 0, g.Result == "0-1" && sides&sideWhite != 0:
 			t.TimeLosses++
 		}
+		// A draw on time (the flag fell against a lone king) leaves
+		// unsaid who flagged: neither side counts as kept.
+		flagged = [2]bool{g.Result != "1-0", g.Result != "0-1"}
 	}
 	b, err := board.NewGame(g.FEN)
 	if err != nil {
@@ -216,6 +224,9 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 					}
 					if troubles[k] < troubleFirst {
 						t.TroubleFirst.Add(sec)
+						if !flagged[k] {
+							t.TroubleFirstKept.Add(sec)
+						}
 					}
 					troubles[k]++
 				}
@@ -266,13 +277,13 @@ func sortedControls(sets []*TimingSet) []string {
 // judged moves in some set, one row per set: games, judged moves, mean
 // plies, median and 90th percentile at one-second resolution (and as
 // recorded), the recapture and only-move ratios, the mean think time in
-// time trouble (all such moves, and the first 10 per side and game), the
-// share of moves over the former cap (remaining/20 + 0.8*increment) and the
+// time trouble (all such moves, the first 10 per side and game, and those
+// first 10 of the sides that did not lose on time), the share of moves over the former cap (remaining/20 + 0.8*increment) and the
 // games lost on time.
 func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s | %5s %6s | %5s %5s\n",
-		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "only", "tt<10", "first", ">cap%", "flags")
+	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s | %5s %6s %6s | %5s %5s\n",
+		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "only", "tt<10", "first", "kept", ">cap%", "flags")
 	for _, c := range sortedControls(sets) {
 		enough := false
 		for _, s := range sets {
@@ -288,10 +299,10 @@ func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 			if t == nil || t.Think.N() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f | %5.2f %6.2f | %5.1f %5d\n",
+			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f | %5.2f %6.2f %6.2f | %5.1f %5d\n",
 				c, format.Trunc(s.Name, 22), t.Games, t.Think.N(), t.Plies.Mean(),
 				t.Think.Quantile(0.5), t.Think.Quantile(0.9), t.Raw.Quantile(0.5), t.Raw.Quantile(0.9),
-				t.RecaptureRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleFirst.Mean(),
+				t.RecaptureRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleFirst.Mean(), t.TroubleFirstKept.Mean(),
 				100*float64(t.OverOldCap)/float64(t.Think.N()), t.TimeLosses)
 		}
 	}

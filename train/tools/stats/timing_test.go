@@ -57,6 +57,22 @@ func TestRunTiming(t *testing.T) {
 	if c.Trouble.N() != 1 || c.Trouble.Mean() != 2 {
 		t.Errorf("time trouble: %d moves, mean %v; want 1 move of 2 s", c.Trouble.N(), c.Trouble.Mean())
 	}
+	// White flagged: its time-trouble move is not among the kept sides'.
+	if c.TroubleFirst.N() != 1 || c.TroubleFirstKept.N() != 0 {
+		t.Errorf("first time-trouble moves %d, of sides kept %d; want 1, 0 (White lost on time)", c.TroubleFirst.N(), c.TroubleFirstKept.N())
+	}
+	// The same moves in a game White resigned count as kept.
+	resigned := filepath.Join(t.TempDir(), "r.pgn")
+	if err := os.WriteFile(resigned, []byte(strings.Replace(timingPGN, `"Time forfeit"`, `"Normal"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := RunTiming("r", []string{resigned}, "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := r.Controls["60+0"]; rc.TroubleFirstKept.N() != 1 || rc.TroubleFirstKept.Mean() != 2 || rc.TimeLosses != 0 {
+		t.Errorf("resigned: %d kept time-trouble moves (mean %v), %d time losses; want 1 of 2 s, 0", rc.TroubleFirstKept.N(), rc.TroubleFirstKept.Mean(), rc.TimeLosses)
+	}
 	// Black's side: Qxd5 is a recapture (59.5 -> 59.2: 0 s at 1 s resolution), no time loss.
 	b, err := RunTiming("t", []string{path}, "b", 0)
 	if err != nil {
