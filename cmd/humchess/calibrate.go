@@ -60,6 +60,7 @@ func runCalibrate(args []string) error {
 	thinkOnly := fs.Bool("think-only", false, "only fit the think-time scale (no games): the UCI_Elo points are -start's, else the calibration NET already has")
 	thinkHumans := fs.String("think-humans", "../shared/data/lichess-2022-06-2500.pgn.zst", "human games with clocks for the think-time fit, comma-separated PGN files (their training split: train/data/prep's split by game id)")
 	thinkMin := fs.Int("think-min-moves", 2000, "human moves a time control needs for a think-time point")
+	thinkSelf := fs.String("think-selfplay", "", "correct the think-time points of -start (else of NET's calibration) from self-play games played with them (humchess match PGN with HumanTiming on, comma-separated): a control whose median or p90 there is more than 10% off the humans' gets the reshaping that moves them onto the humans'; no replay, no games")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,17 +123,21 @@ func runCalibrate(args []string) error {
 	defer stop()
 	tcfg := calibrate.ThinkConfig{Humans: strings.Split(*thinkHumans, ","), Site: *site, ValFraction: prep.DefaultConfig().ValFraction,
 		MinMoves: *thinkMin, Seed: *seed, SkipPlies: *openPlies}
-	if *thinkOnly {
+	if *thinkOnly || *thinkSelf != "" {
 		c := cfg.Start
 		if c == nil {
 			if c, err = calib.For(netFile, info.Hash); err != nil {
 				return err
 			}
 			if c == nil {
-				return fmt.Errorf("-think-only: %s has no calibration beside it (%s): give -start", netFile, calib.PathFor(netFile))
+				return fmt.Errorf("-think-only, -think-selfplay: %s has no calibration beside it (%s): give -start", netFile, calib.PathFor(netFile))
 			}
 		}
-		if err := fitThink(ctx, netFile, c, tcfg); err != nil {
+		if *thinkSelf != "" {
+			if err := correctThink(c, strings.Split(*thinkSelf, ","), tcfg); err != nil {
+				return err
+			}
+		} else if err := fitThink(ctx, netFile, c, tcfg); err != nil {
 			return err
 		}
 		return writeCalibration(c, filepath.Join(*out, info.Name+".calib.json"), netFile, *install)
@@ -252,6 +257,39 @@ func fitThink(ctx context.Context, netFile string, c *calib.Calibration, cfg cal
 	c.Think = points
 	c.ThinkMeasured = fmt.Sprintf("humchess calibrate: think-time scale fitted by replaying the training split of %s (Site %q, first %d plies left out, seed %d) with the net's think time, at one-second resolution; controls with at least %d human moves",
 		strings.Join(cfg.Humans, ","), cfg.Site, cfg.SkipPlies, cfg.Seed, cfg.MinMoves)
+	return nil
+}
+
+// correctThink corrects c's think-time points from self-play games played
+// with them (calibrate.CorrectThinkSelfPlay) and prints its table.
+func correctThink(c *calib.Calibration, selfPlay []string, cfg calibrate.ThinkConfig) error {
+	if len(c.Think) == 0 {
+		return fmt.Errorf("-think-selfplay: the calibration has no think-time points to correct (fit them first: -think-only)")
+	}
+	points, rows, err := calibrate.CorrectThinkSelfPlay(c, selfPlay, cfg)
+	if err != nil {
+		return fmt.Errorf("think-time correction: %w", err)
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("-think-selfplay: no time control of the calibration has %d engine moves in %s", max(cfg.MinMoves/10, 1), strings.Join(selfPlay, ","))
+	}
+	if err := calibrate.WriteSelfPlayText(os.Stdout, rows); err != nil {
+		return err
+	}
+	var names, files []string
+	for _, f := range selfPlay {
+		files = append(files, filepath.Base(f))
+	}
+	for _, r := range rows {
+		if r.Corrected {
+			names = append(names, r.Control)
+		}
+	}
+	c.Think = points
+	if len(names) > 0 {
+		c.ThinkMeasured += fmt.Sprintf("; %s corrected from self-play games (%s) onto the humans' median and p90 (calibrate -think-selfplay)",
+			strings.Join(names, ", "), strings.Join(files, ", "))
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -122,3 +123,90 @@ func WriteThinkText(w io.Writer, rows []ThinkRow) error {
 
 // secs is s seconds as a Duration.
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// SelfPlayRow is one time control of a self-play correction
+// (CorrectThinkSelfPlay).
+type SelfPlayRow struct {
+	Control                 string
+	Base, Inc               float64
+	Moves                   int     // the engine's judged moves
+	HumanMedian, HumanP90   float64 // one-second resolution
+	EngineMedian, EngineP90 float64 // one-second resolution
+	RawMedian, RawP90       float64 // the engine's own clocks
+	Scale, Power            float64 // the point the games were played with
+	NewScale, NewPower      float64 // after the correction (the same when on target)
+	Corrected               bool
+}
+
+// CorrectThinkSelfPlay corrects the think-time points of c from the engine's
+// own games played with them (selfPlay: PGN of humchess match with
+// HumanTiming on): the replay fits the humans' positions, and the engine's
+// games, longer and its own, can draw a little longer or shorter there.
+// For each point whose exact control has at least cfg.MinMoves/10 engine
+// moves in the games, and whose one-second median or p90 there is more than
+// stats.QuantileTolerance off the humans' (cfg's humans, as FitThink reads
+// them), the point becomes stats.CorrectThink's solution from the engine's
+// raw median and p90; other points stay. It returns the new points and a
+// row per control with games.
+func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConfig) ([]calib.ThinkPoint, []SelfPlayRow, error) {
+	keep := func(g *pgn.Game) bool {
+		return strings.Contains(g.Site, cfg.Site) && !games.IsValidation(games.ID(g), cfg.ValFraction)
+	}
+	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, keep, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	engine, err := stats.RunTiming("engine", selfPlay, "", cfg.SkipPlies)
+	if err != nil {
+		return nil, nil, err
+	}
+	points := append([]calib.ThinkPoint(nil), c.Think...)
+	var rows []SelfPlayRow
+	for i, p := range points {
+		key := fmt.Sprintf("%g+%g", p.Base, p.Inc)
+		h, e := human.Controls[key], engine.Controls[key]
+		if h == nil || e == nil || h.Think.N() == 0 || e.Think.N() < max(cfg.MinMoves/10, 1) {
+			continue
+		}
+		scale, power := c.ThinkAt(p.Base, p.Inc)
+		row := SelfPlayRow{Control: key, Base: p.Base, Inc: p.Inc, Moves: e.Think.N(),
+			HumanMedian: h.Think.Quantile(0.5), HumanP90: h.Think.Quantile(0.9),
+			EngineMedian: e.Think.Quantile(0.5), EngineP90: e.Think.Quantile(0.9),
+			RawMedian: e.Raw.Quantile(0.5), RawP90: e.Raw.Quantile(0.9),
+			Scale: scale, Power: power, NewScale: scale, NewPower: power}
+		off := func(got, want float64) bool { return math.Abs(got-want) > stats.QuantileTolerance*want }
+		if off(row.EngineMedian, row.HumanMedian) || off(row.EngineP90, row.HumanP90) {
+			if s, pw, ok := stats.CorrectThink(scale, power, row.RawMedian, row.RawP90, row.HumanMedian, row.HumanP90); ok {
+				row.NewScale, row.NewPower, row.Corrected = s, pw, true
+				points[i].Scale, points[i].Power = s, pw
+			}
+		}
+		rows = append(rows, row)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Base != rows[j].Base {
+			return rows[i].Base < rows[j].Base
+		}
+		return rows[i].Inc < rows[j].Inc
+	})
+	return points, rows, nil
+}
+
+// WriteSelfPlayText prints a self-play correction's rows.
+func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
+	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks)\n%-8s %6s | %-11s | %-11s | %-13s | %-11s | %s\n",
+		"control", "moves", "humans", "self-play", "raw", "point", "corrected"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		corr := "-"
+		if r.Corrected {
+			corr = fmt.Sprintf("%.2f %.2f", r.NewScale, r.NewPower)
+		}
+		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %5.2f / %-5.2f | %5.2f %5.2f | %s\n",
+			r.Control, r.Moves, r.HumanMedian, r.HumanP90, r.EngineMedian, r.EngineP90, r.RawMedian, r.RawP90, r.Scale, r.Power, corr); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -160,3 +160,23 @@ func histQuantile(h []float64, p float64) float64 {
 	a := at(lo)
 	return a + (pos-lo)*(at(min(lo+1, n-1))-a)
 }
+
+// CorrectThink corrects a reshaping (scale, power) from the engine's own
+// games played with it: the engine's raw median and p90 there, engMedian and
+// engP90, are read back through the reshaping to the head's draws that made
+// them ((t/scale)^(1/power)), and the reshaping that sends those two draws
+// to the humans' median and p90 (one-second resolution) is solved for. It
+// stays on the fit's grid range (ScaleMin..ScaleMax, PowerMin..PowerMax;
+// the power is clamped first, the scale then still puts the median on the
+// humans'). ok is false when the quantiles cannot be inverted (a median of
+// 0, a p90 not above the median).
+func CorrectThink(scale, power, engMedian, engP90, humMedian, humP90 float64) (newScale, newPower float64, ok bool) {
+	if !(scale > 0) || !(power > 0) || !(engMedian > 0) || !(engP90 > engMedian) || !(humMedian > 0) || !(humP90 > humMedian) {
+		return scale, power, false
+	}
+	um := math.Pow(engMedian/scale, 1/power)
+	uq := math.Pow(engP90/scale, 1/power)
+	newPower = min(max(math.Log(humP90/humMedian)/math.Log(uq/um), PowerMin), PowerMax)
+	newScale = min(max(humMedian/math.Pow(um, newPower), ScaleMin), ScaleMax)
+	return newScale, newPower, true
+}

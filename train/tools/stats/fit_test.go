@@ -192,3 +192,35 @@ func TestFitThinkQuantiles(t *testing.T) {
 	assert.True(t, p90OK, "p90")
 	assert.GreaterOrEqual(t, fitted, best-1e-9, "on target costs distance")
 }
+
+// TestCorrectThink: draws that a reshaping sends to a known median and p90
+// are read back, and the corrected reshaping sends them to the target; a
+// correction out of the grid range is clamped, and quantiles that cannot be
+// inverted leave the reshaping as it was.
+func TestCorrectThink(t *testing.T) {
+	const um, uq = 3.0, 11.0 // the head's median and p90 draws
+	for _, tc := range []struct{ scale, power, hm, hq float64 }{
+		{1.18, 0.86, 3, 13},
+		{1.0, 1.0, 2, 8},
+		{0.8, 1.1, 5, 22},
+	} {
+		sh := policy.Shape{Scale: tc.scale, Power: tc.power}
+		em, eq := sh.Reshape(um), sh.Reshape(uq)
+		s, p, ok := CorrectThink(tc.scale, tc.power, em, eq, tc.hm, tc.hq)
+		require.True(t, ok)
+		got := policy.Shape{Scale: s, Power: p}
+		assert.InDelta(t, tc.hm, got.Reshape(um), 1e-9, "median of %+v", tc)
+		assert.InDelta(t, tc.hq, got.Reshape(uq), 1e-9, "p90 of %+v", tc)
+	}
+	// A p90 the grid's powers cannot stretch to: the power stops at
+	// PowerMax and the median still lands on the humans'.
+	s, p, ok := CorrectThink(1, 1, 3, 4, 3, 30)
+	require.True(t, ok)
+	assert.Equal(t, PowerMax, p)
+	assert.InDelta(t, 3, policy.Shape{Scale: s, Power: p}.Reshape(3), 1e-9)
+	for _, bad := range [][4]float64{{0, 10, 3, 13}, {5, 5, 3, 13}, {3, 13, 0, 13}, {3, 13, 3, 3}} {
+		s, p, ok := CorrectThink(1.2, 0.9, bad[0], bad[1], bad[2], bad[3])
+		assert.False(t, ok, "%v", bad)
+		assert.Equal(t, [2]float64{1.2, 0.9}, [2]float64{s, p})
+	}
+}
