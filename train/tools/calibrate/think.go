@@ -91,19 +91,19 @@ func FitThink(ctx context.Context, net nets.Net, cfg ThinkConfig) ([]calib.Think
 		rows = append(rows, row)
 		points = append(points, calib.ThinkPoint{Base: base, Inc: inc, Scale: scale, Power: power, Moves: h.Think.N()})
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Base != rows[j].Base {
-			return rows[i].Base < rows[j].Base
-		}
-		return rows[i].Inc < rows[j].Inc
-	})
+	sort.Slice(rows, func(i, j int) bool { return controlLess(rows[i].Base, rows[i].Inc, rows[j].Base, rows[j].Inc) })
 	sort.Slice(points, func(i, j int) bool {
-		if points[i].Base != points[j].Base {
-			return points[i].Base < points[j].Base
-		}
-		return points[i].Inc < points[j].Inc
+		return controlLess(points[i].Base, points[i].Inc, points[j].Base, points[j].Inc)
 	})
 	return points, rows, nil
+}
+
+// controlLess orders time controls by base, then increment.
+func controlLess(base1, inc1, base2, inc2 float64) bool {
+	if base1 != base2 {
+		return base1 < base2
+	}
+	return inc1 < inc2
 }
 
 // WriteThinkText prints a think-time fit's rows.
@@ -183,12 +183,7 @@ func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConf
 		}
 		rows = append(rows, row)
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Base != rows[j].Base {
-			return rows[i].Base < rows[j].Base
-		}
-		return rows[i].Inc < rows[j].Inc
-	})
+	sort.Slice(rows, func(i, j int) bool { return controlLess(rows[i].Base, rows[i].Inc, rows[j].Base, rows[j].Inc) })
 	return points, rows, nil
 }
 
