@@ -133,9 +133,12 @@ type SelfPlayRow struct {
 	HumanMedian, HumanP90   float64 // one-second resolution
 	EngineMedian, EngineP90 float64 // one-second resolution
 	RawMedian, RawP90       float64 // the engine's own clocks
-	Scale, Power            float64 // the point the games were played with
-	NewScale, NewPower      float64 // after the correction (the same when on target)
-	Corrected               bool
+	// The 95% intervals of RawMedian and RawP90 over the games drawn again
+	// (stats.Timing.GameInterval).
+	MedianLo, MedianHi, P90Lo, P90Hi float64
+	Scale, Power                     float64 // the point the games were played with
+	NewScale, NewPower               float64 // after the correction (the same when on target)
+	Corrected                        bool
 }
 
 // CorrectThinkSelfPlay corrects the think-time points of c from the engine's
@@ -145,9 +148,11 @@ type SelfPlayRow struct {
 // For each point whose exact control has at least cfg.MinMoves/10 engine
 // moves in the games, and whose one-second median or p90 there is more than
 // stats.QuantileTolerance off the humans' (cfg's humans, as FitThink reads
-// them), the point becomes stats.CorrectThink's solution from the engine's
-// raw median and p90; other points stay. It returns the new points and a
-// row per control with games.
+// them) by more than the games' own noise (the humans' value outside the
+// 95% interval of the engine's raw quantile over the games drawn again),
+// the point becomes stats.CorrectThink's solution from the engine's raw
+// median and p90; other points stay. It returns the new points and a row
+// per control with games.
 func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConfig) ([]calib.ThinkPoint, []SelfPlayRow, error) {
 	keep := func(g *pgn.Game) bool {
 		return strings.Contains(g.Site, cfg.Site) && !games.IsValidation(games.ID(g), cfg.ValFraction)
@@ -174,8 +179,12 @@ func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConf
 			EngineMedian: e.Think.Quantile(0.5), EngineP90: e.Think.Quantile(0.9),
 			RawMedian: e.Raw.Quantile(0.5), RawP90: e.Raw.Quantile(0.9),
 			Scale: scale, Power: power, NewScale: scale, NewPower: power}
-		off := func(got, want float64) bool { return math.Abs(got-want) > stats.QuantileTolerance*want }
-		if off(row.EngineMedian, row.HumanMedian) || off(row.EngineP90, row.HumanP90) {
+		row.MedianLo, row.MedianHi = e.GameInterval(0.5, resamples, cfg.Seed)
+		row.P90Lo, row.P90Hi = e.GameInterval(0.9, resamples, cfg.Seed)
+		off := func(got, want, lo, hi float64) bool {
+			return math.Abs(got-want) > stats.QuantileTolerance*want && (want < lo || want > hi)
+		}
+		if off(row.EngineMedian, row.HumanMedian, row.MedianLo, row.MedianHi) || off(row.EngineP90, row.HumanP90, row.P90Lo, row.P90Hi) {
 			if s, pw, ok := stats.CorrectThink(scale, power, row.RawMedian, row.RawP90, row.HumanMedian, row.HumanP90); ok {
 				row.NewScale, row.NewPower, row.Corrected = s, pw, true
 				points[i].Scale, points[i].Power = s, pw
@@ -187,10 +196,13 @@ func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConf
 	return points, rows, nil
 }
 
+// resamples is how many times CorrectThinkSelfPlay draws the games again.
+const resamples = 1000
+
 // WriteSelfPlayText prints a self-play correction's rows.
 func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
-	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks)\n%-8s %6s | %-11s | %-11s | %-13s | %-11s | %s\n",
-		"control", "moves", "humans", "self-play", "raw", "point", "corrected"); err != nil {
+	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks, 95%% intervals over the games drawn again)\n%-8s %6s | %-11s | %-11s | %-27s | %-29s | %-11s | %s\n",
+		"control", "moves", "humans", "self-play", "raw median [interval]", "raw p90 [interval]", "point", "corrected"); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -198,8 +210,9 @@ func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
 		if r.Corrected {
 			corr = fmt.Sprintf("%.2f %.2f", r.NewScale, r.NewPower)
 		}
-		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %5.2f / %-5.2f | %5.2f %5.2f | %s\n",
-			r.Control, r.Moves, r.HumanMedian, r.HumanP90, r.EngineMedian, r.EngineP90, r.RawMedian, r.RawP90, r.Scale, r.Power, corr); err != nil {
+		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %6.2f [%6.2f, %6.2f] | %6.2f [%6.2f, %6.2f] | %5.2f %5.2f | %s\n",
+			r.Control, r.Moves, r.HumanMedian, r.HumanP90, r.EngineMedian, r.EngineP90, r.RawMedian, r.MedianLo, r.MedianHi,
+			r.RawP90, r.P90Lo, r.P90Hi, r.Scale, r.Power, corr); err != nil {
 			return err
 		}
 	}

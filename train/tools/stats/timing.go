@@ -45,6 +45,10 @@ type Timing struct {
 	// finish, which an engine that must never lose on time cannot copy.
 	TroubleFirstKept Quantiles
 	OverOldCap       int64 // moves longer than remaining/20 + 0.8*increment (the former cap)
+	// GameRaw holds each game's Raw times (the judged moves), for
+	// resampling by game: a game's moves are alike, so a set of a few tens
+	// of games is noisier than its moves' number says.
+	GameRaw [][]float64
 	// Replayed holds a replay's judged moves (RunTimingReplay), for
 	// FitThinkScale.
 	Replayed []ReplayedMove
@@ -172,6 +176,12 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 		frac = rand.New(rand.NewPCG(uint64(len(g.Moves)), games.ID(g)))
 	}
 	var troubles [2]int
+	var raws []float64
+	defer func() {
+		if len(raws) > 0 {
+			t.GameRaw = append(t.GameRaw, raws)
+		}
+	}()
 	lastTo, lastCaptured := board.NoSquare, false
 	for i, san := range g.Moves {
 		m, err := b.ParseSAN(san)
@@ -205,6 +215,7 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 				sec = math.Round(raw)
 			}
 			if raw >= 0 {
+				raws = append(raws, raw)
 				t.Raw.Add(raw)
 				t.Think.Add(sec)
 				if recapture {
@@ -350,4 +361,24 @@ func (q *Quantiles) CDF(x float64) float64 {
 		q.sorted = true
 	}
 	return float64(sort.SearchFloat64s(q.v, math.Nextafter(x, math.Inf(1)))) / float64(len(q.v))
+}
+
+// GameInterval is the 95% interval of the p-quantile of the set's raw think
+// times when its games (GameRaw) are drawn again with replacement, resamples
+// times (seeded): how far the quantile moves from one set of as many games
+// to the next. NaN, NaN without games.
+func (t *Timing) GameInterval(p float64, resamples int, seed uint64) (lo, hi float64) {
+	if len(t.GameRaw) == 0 || resamples < 1 {
+		return math.NaN(), math.NaN()
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6a6d))
+	var at Quantiles
+	for range resamples {
+		var q Quantiles
+		for range t.GameRaw {
+			q.v = append(q.v, t.GameRaw[rng.IntN(len(t.GameRaw))]...)
+		}
+		at.Add(q.Quantile(p))
+	}
+	return at.Quantile(0.025), at.Quantile(0.975)
 }

@@ -2,10 +2,13 @@ package stats
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // timingPGN is one 60+0 game White lost on time: Black recaptures on d5 in
@@ -47,6 +50,9 @@ func TestRunTiming(t *testing.T) {
 	}
 	if got := c.Raw.Quantile(0); got < 1.49 || got > 1.51 {
 		t.Errorf("fastest raw think %v, want 1.5 (4. d4)", got)
+	}
+	if len(c.GameRaw) != 1 || len(c.GameRaw[0]) != len(want) {
+		t.Errorf("per-game raw times %v, want one game of %d moves", c.GameRaw, len(want))
 	}
 	if c.TimeLosses != 1 || c.Games != 1 {
 		t.Errorf("games %d, time losses %d; want 1, 1", c.Games, c.TimeLosses)
@@ -101,4 +107,29 @@ func TestRunTiming(t *testing.T) {
 	if _, err := TimingPNG([]*TimingSet{s, b}, 1); err != nil {
 		t.Errorf("TimingPNG: %v", err)
 	}
+}
+
+// TestGameInterval: games alike within and different between them give an
+// interval as wide as the games' spread; one game repeated gives none; the
+// interval holds the whole set's quantile and is reproducible.
+func TestGameInterval(t *testing.T) {
+	var tm Timing
+	assert.True(t, math.IsNaN(func() float64 { lo, _ := tm.GameInterval(0.5, 100, 1); return lo }()))
+	for g := range 40 {
+		x := float64(1 + g%4) // games of 1, 2, 3 and 4 s moves
+		tm.GameRaw = append(tm.GameRaw, []float64{x, x, x, x, x})
+		for range 5 {
+			tm.Raw.Add(x)
+		}
+	}
+	lo, hi := tm.GameInterval(0.5, 400, 7)
+	med := tm.Raw.Quantile(0.5)
+	assert.LessOrEqual(t, lo, med)
+	assert.GreaterOrEqual(t, hi, med)
+	assert.Greater(t, hi-lo, 0.4, "40 games of four kinds: the median moves")
+	lo2, hi2 := tm.GameInterval(0.5, 400, 7)
+	assert.Equal(t, [2]float64{lo, hi}, [2]float64{lo2, hi2})
+	one := Timing{GameRaw: [][]float64{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}}
+	lo, hi = one.GameInterval(0.5, 100, 1)
+	assert.Equal(t, [2]float64{3, 3}, [2]float64{lo, hi})
 }
