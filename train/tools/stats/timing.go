@@ -31,15 +31,20 @@ const troubleFirst = 10
 // with tenths of a second compare with lichess games at the same
 // resolution.
 type Timing struct {
-	Control      string    // "60+0": base+increment, seconds
-	Games        int64     // games of the set at this control
-	Plies        Quantiles // plies per game
-	TimeLosses   int64     // games the judged player (or either side) lost on time
-	Think, Raw   Quantiles // seconds per judged move
-	Recapture    Quantiles // Think of recaptures (taking back on the square where the opponent just captured)
-	Only         Quantiles // Think of moves that were the only legal move
-	Trouble      Quantiles // Think of moves begun with less than TimeTrouble on the clock
-	TroubleFirst Quantiles // the same, the first troubleFirst such moves of each side in each game
+	Control    string    // "60+0": base+increment, seconds
+	Games      int64     // games of the set at this control
+	Plies      Quantiles // plies per game
+	TimeLosses int64     // games the judged player (or either side) lost on time
+	Think, Raw Quantiles // seconds per judged move
+	Recapture  Quantiles // Think of recaptures (taking back on the square where the opponent just captured)
+	Only       Quantiles // Think of moves that were the only legal move
+	// Calm and RecaptureCalm are Think and Recapture over the moves begun
+	// with at least TimeTrouble on the clock: an engine that plays its last
+	// seconds at a few milliseconds a move pulls the mean of all its moves
+	// down, and with it the recapture ratio's denominator.
+	Calm, RecaptureCalm Quantiles
+	Trouble             Quantiles // Think of moves begun with less than TimeTrouble on the clock
+	TroubleFirst        Quantiles // the same, the first troubleFirst such moves of each side in each game
 	// TroubleFirstKept is TroubleFirst over the sides that did not lose
 	// the game on time: humans who flag spend the clock they needed to
 	// finish, which an engine that must never lose on time cannot copy.
@@ -72,6 +77,10 @@ func (m ReplayedMove) Second(raw float64) float64 {
 // RecaptureRatio is the mean think time of a recapture over the mean of all
 // moves; NaN without recaptures.
 func (t *Timing) RecaptureRatio() float64 { return t.Recapture.Mean() / t.Think.Mean() }
+
+// RecaptureCalmRatio is RecaptureRatio over the moves begun out of time
+// trouble; NaN without such recaptures.
+func (t *Timing) RecaptureCalmRatio() float64 { return t.RecaptureCalm.Mean() / t.Calm.Mean() }
 
 // OnlyRatio is the mean think time of an only move over the mean of all
 // moves; NaN without only moves.
@@ -224,6 +233,12 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 				if only {
 					t.Only.Add(sec)
 				}
+				if before >= TimeTrouble {
+					t.Calm.Add(sec)
+					if recapture {
+						t.RecaptureCalm.Add(sec)
+					}
+				}
 				if before >= 0 && raw > before/20+0.8*inc {
 					t.OverOldCap++
 				}
@@ -287,14 +302,16 @@ func sortedControls(sets []*TimingSet) []string {
 // WriteTimingText prints, for each time control with at least minMoves
 // judged moves in some set, one row per set: games, judged moves, mean
 // plies, median and 90th percentile at one-second resolution (and as
-// recorded), the recapture and only-move ratios, the mean think time in
-// time trouble (all such moves, the first 10 per side and game, and those
-// first 10 of the sides that did not lose on time), the share of moves over the former cap (remaining/20 + 0.8*increment) and the
+// recorded), the recapture ratio (of all moves, and of the moves begun out
+// of time trouble), the only-move ratio, the mean think time in time
+// trouble (all such moves, the first 10 per side and game, and those first
+// 10 of the sides that did not lose on time), the share of moves over the
+// former cap (remaining/20 + 0.8*increment) and the
 // games lost on time.
 func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s | %5s %6s %6s | %5s %5s\n",
-		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "only", "tt<10", "first", "kept", ">cap%", "flags")
+	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s %5s | %5s %6s %6s | %5s %5s\n",
+		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "calm", "only", "tt<10", "first", "kept", ">cap%", "flags")
 	for _, c := range sortedControls(sets) {
 		enough := false
 		for _, s := range sets {
@@ -310,10 +327,10 @@ func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 			if t == nil || t.Think.N() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f | %5.2f %6.2f %6.2f | %5.1f %5d\n",
+			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f %5.2f | %5.2f %6.2f %6.2f | %5.1f %5d\n",
 				c, format.Trunc(s.Name, 22), t.Games, t.Think.N(), t.Plies.Mean(),
 				t.Think.Quantile(0.5), t.Think.Quantile(0.9), t.Raw.Quantile(0.5), t.Raw.Quantile(0.9),
-				t.RecaptureRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleFirst.Mean(), t.TroubleFirstKept.Mean(),
+				t.RecaptureRatio(), t.RecaptureCalmRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleFirst.Mean(), t.TroubleFirstKept.Mean(),
 				100*float64(t.OverOldCap)/float64(t.Think.N()), t.TimeLosses)
 		}
 	}

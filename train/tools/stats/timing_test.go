@@ -63,6 +63,9 @@ func TestRunTiming(t *testing.T) {
 	if c.Trouble.N() != 1 || c.Trouble.Mean() != 2 {
 		t.Errorf("time trouble: %d moves, mean %v; want 1 move of 2 s", c.Trouble.N(), c.Trouble.Mean())
 	}
+	if c.Calm.N() != 3 {
+		t.Errorf("%d moves begun out of time trouble, want 3 (all but 4. d4)", c.Calm.N())
+	}
 	// White flagged: its time-trouble move is not among the kept sides'.
 	if c.TroubleFirst.N() != 1 || c.TroubleFirstKept.N() != 0 {
 		t.Errorf("first time-trouble moves %d, of sides kept %d; want 1, 0 (White lost on time)", c.TroubleFirst.N(), c.TroubleFirstKept.N())
@@ -85,6 +88,9 @@ func TestRunTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	bc := b.Controls["60+0"]
+	if bc.RecaptureCalm.N() != 1 || bc.Calm.N() != bc.Think.N() {
+		t.Errorf("Black, never in time trouble: %d calm recaptures of %d calm moves (of %d); want 1 of all", bc.RecaptureCalm.N(), bc.Calm.N(), bc.Think.N())
+	}
 	if bc.Recapture.N() != 1 || bc.Recapture.Mean() != 0 || bc.TimeLosses != 0 {
 		t.Errorf("Black: %d recaptures (mean %v), %d time losses; want 1 (0 s), 0", bc.Recapture.N(), bc.Recapture.Mean(), bc.TimeLosses)
 	}
