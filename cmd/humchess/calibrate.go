@@ -98,7 +98,8 @@ func runCalibrate(args []string) error {
 			return fmt.Errorf("-%s: %w", l.flag, err)
 		}
 	}
-	if *openings != "" {
+	// -think-only and -think-selfplay play no games: they need no openings.
+	if *openings != "" && !*thinkOnly && *thinkSelf == "" {
 		o, err := match.LoadOpenings(*openings, *openPlies, 0)
 		if err != nil {
 			return err
