@@ -27,6 +27,12 @@ type ThinkConfig struct {
 	SkipPlies   int      // each game's first plies left out (as -timing-skip-plies)
 }
 
+// training keeps the human games the fit reads: cfg.Site's, of the
+// training split.
+func (cfg ThinkConfig) training(g *pgn.Game) bool {
+	return strings.Contains(g.Site, cfg.Site) && !games.IsValidation(games.ID(g), cfg.ValFraction)
+}
+
 // ThinkRow is one time control of a think-time fit.
 type ThinkRow struct {
 	Control                 string
@@ -49,14 +55,11 @@ func FitThink(ctx context.Context, net nets.Net, cfg ThinkConfig) ([]calib.Think
 	if len(net.Info().ThinkBinEdges) == 0 {
 		return nil, nil, fmt.Errorf("%w: net %s has no think-time head", ErrConfig, net.Info().Name)
 	}
-	keep := func(g *pgn.Game) bool {
-		return strings.Contains(g.Site, cfg.Site) && !games.IsValidation(games.ID(g), cfg.ValFraction)
-	}
-	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, keep, nil)
+	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, cfg.training, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	replay, err := stats.RunTimingReplay("replay", cfg.Humans, "", cfg.SkipPlies, keep, stats.NetReplay(ctx, net, cfg.Seed, nil))
+	replay, err := stats.RunTimingReplay("replay", cfg.Humans, "", cfg.SkipPlies, cfg.training, stats.NetReplay(ctx, net, cfg.Seed, nil))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,10 +157,7 @@ type SelfPlayRow struct {
 // median and p90; other points stay. It returns the new points and a row
 // per control with games.
 func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConfig) ([]calib.ThinkPoint, []SelfPlayRow, error) {
-	keep := func(g *pgn.Game) bool {
-		return strings.Contains(g.Site, cfg.Site) && !games.IsValidation(games.ID(g), cfg.ValFraction)
-	}
-	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, keep, nil)
+	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, cfg.training, nil)
 	if err != nil {
 		return nil, nil, err
 	}
