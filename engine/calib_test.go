@@ -11,6 +11,7 @@ import (
 
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/calib"
+	"github.com/humchess/humchess/policy"
 	"github.com/humchess/humchess/uci"
 )
 
@@ -94,39 +95,49 @@ func TestCalibrationMapsStrength(t *testing.T) {
 	}
 }
 
+// calibratedThink writes c beside a fake net's file and returns a
+// HumanTiming think time and the notes for the position given, with
+// Calibration on or off (seed 1, TimeControl 1800).
+func calibratedThink(t *testing.T, c *calib.Calibration, on bool, fen string, moves []string, lim uci.Limits) (time.Duration, string) {
+	t.Helper()
+	netFile := filepath.Join(t.TempDir(), "net.onnx")
+	if err := c.WriteFile(calib.PathFor(netFile)); err != nil {
+		t.Fatal(err)
+	}
+	e := New(func(string, int) (nets.Net, error) { return nets.NewFake(1), nil })
+	defer e.Close()
+	o := uci.DefaultOptions()
+	o.NetFile, o.Calibration, o.HumanTiming, o.Seed, o.TimeControl = netFile, on, true, 1, 1800
+	if err := e.Configure(o); err != nil {
+		t.Fatalf("Configure: %v", err)
+	}
+	if err := e.Ready(); err != nil {
+		t.Fatalf("Ready: %v", err)
+	}
+	if fen != "" {
+		if err := e.SetPosition(fen, moves); err != nil {
+			t.Fatalf("SetPosition: %v", err)
+		}
+	}
+	res, err := e.Think(context.Background(), lim)
+	if err != nil {
+		t.Fatalf("Think: %v", err)
+	}
+	return res.Think, strings.Join(res.Notes, "\n")
+}
+
 // TestCalibrationScalesThink: a calibration's think-time scale and power at
 // the game's time control reshape HumanTiming's think time (the same seed,
 // move and draw; a 30-minute clock, so that no safety limit caps it), and
 // shows in the notes; with Calibration off it is 1.
 func TestCalibrationScalesThink(t *testing.T) {
-	fake := nets.NewFake(1)
-	netFile := filepath.Join(t.TempDir(), "net.onnx")
 	// Identity points: the calibration changes nothing but the think time.
-	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: fake.Info().Hash, TimeClass: "blitz 180+2",
+	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: nets.NewFake(1).Info().Hash, TimeClass: "blitz 180+2",
 		Points: []calib.Point{calib.Identity(800), calib.Identity(2400)},
 		Think:  []calib.ThinkPoint{{Base: 1800, Inc: 0, Scale: 0.5, Power: 0.9, Moves: 1000}}}
-	if err := c.WriteFile(calib.PathFor(netFile)); err != nil {
-		t.Fatal(err)
-	}
-	think := func(on bool) (time.Duration, string) {
-		e := New(func(string, int) (nets.Net, error) { return nets.NewFake(1), nil })
-		defer e.Close()
-		o := uci.DefaultOptions()
-		o.NetFile, o.Calibration, o.HumanTiming, o.Seed, o.TimeControl = netFile, on, true, 1, 1800
-		if err := e.Configure(o); err != nil {
-			t.Fatalf("Configure: %v", err)
-		}
-		if err := e.Ready(); err != nil {
-			t.Fatalf("Ready: %v", err)
-		}
-		res, err := e.Think(context.Background(), uci.Limits{WTime: 1790 * time.Second, BTime: 1800 * time.Second, WInc: -1, BInc: -1})
-		if err != nil {
-			t.Fatalf("Think: %v", err)
-		}
-		return res.Think, strings.Join(res.Notes, "\n")
-	}
-	off, offNotes := think(false)
-	on, onNotes := think(true)
+	lim := uci.Limits{WTime: 1790 * time.Second, BTime: 1800 * time.Second, WInc: -1, BInc: -1}
+	off, offNotes := calibratedThink(t, c, false, "", nil, lim)
+	on, onNotes := calibratedThink(t, c, true, "", nil, lim)
 	if off <= 0 {
 		t.Fatalf("no think time with HumanTiming on a 30-minute clock:\n%s", offNotes)
 	}
@@ -135,5 +146,28 @@ func TestCalibrationScalesThink(t *testing.T) {
 	}
 	if !strings.Contains(onNotes, "think scale 0.50 power 0.90") || !strings.Contains(offNotes, "think scale 1.00 power 1.00") {
 		t.Errorf("notes lack the think scale:\n%s\n---\n%s", onNotes, offNotes)
+	}
+}
+
+// TestCalibrationRecapture: a calibration's recapture factor at the game's
+// time control replaces policy.RecaptureFactor. Black's two legal moves
+// both take back the queen that just captured on b7, so the same seed
+// gives the same draw, scaled by the factor alone.
+func TestCalibrationRecapture(t *testing.T) {
+	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: nets.NewFake(1).Info().Hash, TimeClass: "blitz 180+2",
+		Points: []calib.Point{calib.Identity(800), calib.Identity(2400)},
+		Think:  []calib.ThinkPoint{{Base: 1800, Inc: 0, Scale: 1, Recapture: 0.4, Moves: 1000}}}
+	const fen = "k7/1p6/8/1Q6/8/8/1r6/6K1 w - - 0 1"
+	lim := uci.Limits{WTime: 1700 * time.Second, BTime: 1790 * time.Second, WInc: -1, BInc: -1}
+	off, offNotes := calibratedThink(t, c, false, fen, []string{"b5b7"}, lim)
+	on, onNotes := calibratedThink(t, c, true, fen, []string{"b5b7"}, lim)
+	if off <= 0 {
+		t.Fatalf("no think time with HumanTiming on a 30-minute clock:\n%s", offNotes)
+	}
+	if d := on.Seconds() - off.Seconds()*0.4/policy.RecaptureFactor; d > 1e-6 || d < -1e-6 {
+		t.Errorf("recapture think %v with the calibration's factor 0.4, %v with the default %v", on, off, policy.RecaptureFactor)
+	}
+	if !strings.Contains(onNotes, "recapture 0.40") || !strings.Contains(offNotes, "recapture 0.80") {
+		t.Errorf("notes lack the recapture factor:\n%s\n---\n%s", onNotes, offNotes)
 	}
 }

@@ -145,7 +145,11 @@ type Shape struct {
 	Prob       float64 // the chosen move's probability in the human distribution; 0 = unknown
 	FactorMean float64 // MoveFactorMean over the human distribution of the position's moves; 0 = unknown (1)
 	Recapture  bool    // the move takes back on the square where the opponent just captured
-	Only       bool    // the move is the only legal one
+	// RecaptureScale replaces RecaptureFactor at this time control (the
+	// net's calibration, calib.Calibration.RecaptureAt); 0 or below =
+	// RecaptureFactor.
+	RecaptureScale float64
+	Only           bool // the move is the only legal one
 	// Scale and Power reshape the head's draw outside time trouble: t
 	// seconds (after the factors above) become Scale x t^Power, the net's
 	// think-time scale at this time control (calib.Calibration.ThinkAt);
@@ -210,11 +214,20 @@ func MoveFactorMean(probs []float64) float64 {
 // average think time at 1+0 to 10+0, humans in 0.46-0.61.
 const RecaptureFactor = 0.8
 
+// recaptureFactor is s.RecaptureScale, RecaptureFactor when unset.
+func (s Shape) recaptureFactor() float64 {
+	if s.RecaptureScale > 0 && !math.IsInf(s.RecaptureScale, 0) {
+		return s.RecaptureScale
+	}
+	return RecaptureFactor
+}
+
 // ThinkTime draws how long a human would think. With a think-time head
 // (probs over the bins whose upper edges are edges; len(probs) ==
 // len(edges)+1) it samples a bin, then a time uniformly inside it (the last
 // bin reaches lastBinFactor times its lower edge), and scales it by
-// MoveFactor(s.Prob) / s.FactorMean (and RecaptureFactor for a recapture;
+// MoveFactor(s.Prob) / s.FactorMean (and s.RecaptureScale, else
+// RecaptureFactor, for a recapture;
 // neither for an only move) and, outside time trouble, reshapes it by
 // s.Scale and s.Power. Without a head it uses HeuristicTime with s.Top. The result never exceeds c.SafeLimit()
 // when the clock is known, nor MaxThink, and is never negative; the same
@@ -234,7 +247,7 @@ func ThinkTime(probs []float32, edges []float64, c Clock, s Shape, rng *rand.Ran
 				f /= s.FactorMean
 			}
 			if s.Recapture {
-				f *= RecaptureFactor
+				f *= s.recaptureFactor()
 			}
 		}
 		sec *= f

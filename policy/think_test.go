@@ -195,7 +195,7 @@ func TestMoveFactorMean(t *testing.T) {
 }
 
 // TestRecaptureFaster: with the same random draws, a recapture takes
-// RecaptureFactor of the time of another move, an obvious move less than
+// RecaptureFactor (or its calibrated factor) of the time of another move, an obvious move less than
 // an unlikely one, and an only move the head's draw.
 func TestRecaptureFaster(t *testing.T) {
 	edges := board.ThinkBinEdges[:]
@@ -208,6 +208,13 @@ func TestRecaptureFaster(t *testing.T) {
 		unlikely := ThinkTime(head, edges, c, Shape{Prob: 0.01}, rand.New(rand.NewPCG(seed, 0)))
 		if want := time.Duration(float64(plain) * RecaptureFactor); recap < want-time.Microsecond || recap > want+time.Microsecond {
 			t.Fatalf("seed %d: recapture %v, want %v (%v x %v)", seed, recap, want, plain, RecaptureFactor)
+		}
+		// A calibrated recapture factor replaces the default; outside time
+		// trouble the reshaping follows it (x^power).
+		cal := ThinkTime(head, edges, c, Shape{Prob: 0.3, Recapture: true, RecaptureScale: 0.5, Scale: 1.2, Power: 0.9}, rand.New(rand.NewPCG(seed, 0)))
+		calPlain := ThinkTime(head, edges, c, Shape{Prob: 0.3, Scale: 1.2, Power: 0.9}, rand.New(rand.NewPCG(seed, 0)))
+		if want := time.Duration(float64(calPlain) * math.Pow(0.5, 0.9)); cal < want-time.Microsecond || cal > want+time.Microsecond {
+			t.Fatalf("seed %d: recapture at factor 0.5 %v, want %v (%v x 0.5^0.9)", seed, cal, want, calPlain)
 		}
 		if plain > 0 && !(obvious < plain && plain < unlikely) {
 			t.Fatalf("seed %d: prob 0.95 %v, 0.3 %v, 0.01 %v; want increasing", seed, obvious, plain, unlikely)

@@ -60,7 +60,7 @@ func runCalibrate(args []string) error {
 	thinkOnly := fs.Bool("think-only", false, "only fit the think-time scale (no games): the UCI_Elo points are -start's, else the calibration NET already has")
 	thinkHumans := fs.String("think-humans", "../shared/data/lichess-2022-06-2500.pgn.zst", "human games with clocks for the think-time fit, comma-separated PGN files (their training split: train/data/prep's split by game id)")
 	thinkMin := fs.Int("think-min-moves", 2000, "human moves a time control needs for a think-time point")
-	thinkSelf := fs.String("think-selfplay", "", "correct the think-time points of -start (else of NET's calibration) from self-play games played with them (humchess match PGN with HumanTiming on, comma-separated): a control whose median or p90 there is more than 10% off the humans', by more than the games' own noise, gets the reshaping that moves them onto the humans'; no replay, no games")
+	thinkSelf := fs.String("think-selfplay", "", "correct the think-time points of -start (else of NET's calibration) from self-play games played with them (humchess match PGN with HumanTiming on, comma-separated): a control whose median or p90 there is more than 10% off the humans', by more than the games' own noise, gets the reshaping that moves them onto the humans', and one whose recapture ratio out of time trouble is off so gets the recapture factor that moves it onto theirs; no replay, no games")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func correctThink(c *calib.Calibration, selfPlay []string, cfg calibrate.ThinkCo
 	if err := calibrate.WriteSelfPlayText(os.Stdout, rows); err != nil {
 		return err
 	}
-	var names, files []string
+	var names, recaps, files []string
 	for _, f := range selfPlay {
 		files = append(files, filepath.Base(f))
 	}
@@ -285,11 +285,18 @@ func correctThink(c *calib.Calibration, selfPlay []string, cfg calibrate.ThinkCo
 		if r.Corrected {
 			names = append(names, r.Control)
 		}
+		if r.RecaptureCorrected {
+			recaps = append(recaps, r.Control)
+		}
 	}
 	c.Think = points
 	if len(names) > 0 {
 		c.ThinkMeasured += fmt.Sprintf("; %s corrected from self-play games (%s) onto the humans' median and p90 (calibrate -think-selfplay)",
 			strings.Join(names, ", "), strings.Join(files, ", "))
+	}
+	if len(recaps) > 0 {
+		c.ThinkMeasured += fmt.Sprintf("; recapture factor at %s corrected from self-play games (%s) onto the humans' recapture ratio out of time trouble (calibrate -think-selfplay)",
+			strings.Join(recaps, ", "), strings.Join(files, ", "))
 	}
 	return nil
 }

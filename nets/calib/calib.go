@@ -66,7 +66,10 @@ type ThinkPoint struct {
 	Inc   float64 `json:"inc"`             // its increment, seconds
 	Scale float64 `json:"scale"`           // the think-time head's draw t seconds becomes Scale x t^Power (1 = unchanged)
 	Power float64 `json:"power,omitempty"` // 0 = 1
-	Moves int     `json:"moves"`           // human moves it was fitted on (informative)
+	// Recapture scales the think time of a recapture at this control
+	// (policy.Shape.RecaptureFactor); 0 = the policy's default.
+	Recapture float64 `json:"recapture,omitempty"`
+	Moves     int     `json:"moves"` // human moves it was fitted on (informative)
 }
 
 // power is p's Power, 0 read as 1.
@@ -86,8 +89,37 @@ func (p ThinkPoint) Duration() float64 { return p.Base + 40*p.Inc }
 // log Duration between the two points around it, the end points' beyond
 // them; 1, 1 without points or with an unknown base (0 or below).
 func (c *Calibration) ThinkAt(base, inc float64) (scale, power float64) {
-	if c == nil || len(c.Think) == 0 || !(base > 0) || !finite(base) {
+	scale, ok := c.thinkAt(base, inc, func(p ThinkPoint) float64 { return p.Scale })
+	if !ok {
 		return 1, 1
+	}
+	power, _ = c.thinkAt(base, inc, ThinkPoint.power)
+	return scale, power
+}
+
+// RecaptureAt is the recapture factor for a time control, found as ThinkAt
+// finds the scale, a point's 0 read as def; def without points or with an
+// unknown base.
+func (c *Calibration) RecaptureAt(base, inc, def float64) float64 {
+	f, ok := c.thinkAt(base, inc, func(p ThinkPoint) float64 {
+		if p.Recapture == 0 {
+			return def
+		}
+		return p.Recapture
+	})
+	if !ok {
+		return def
+	}
+	return f
+}
+
+// thinkAt is v of the think point of a time control: the point of that
+// exact control, else linear in log Duration between the two points
+// around it, the end points' beyond them; ok is false without points or
+// with an unknown base (0 or below).
+func (c *Calibration) thinkAt(base, inc float64, v func(ThinkPoint) float64) (x float64, ok bool) {
+	if c == nil || len(c.Think) == 0 || !(base > 0) || !finite(base) {
+		return 0, false
 	}
 	inc = max(inc, 0)
 	if !finite(inc) {
@@ -95,7 +127,7 @@ func (c *Calibration) ThinkAt(base, inc float64) (scale, power float64) {
 	}
 	for _, p := range c.Think {
 		if p.Base == base && p.Inc == inc {
-			return p.Scale, p.power()
+			return v(p), true
 		}
 	}
 	ps := append([]ThinkPoint(nil), c.Think...)
@@ -104,16 +136,16 @@ func (c *Calibration) ThinkAt(base, inc float64) (scale, power float64) {
 	i := sort.Search(len(ps), func(i int) bool { return ps[i].Duration() >= d })
 	switch {
 	case i == 0:
-		return ps[0].Scale, ps[0].power()
+		return v(ps[0]), true
 	case i == len(ps):
-		return ps[len(ps)-1].Scale, ps[len(ps)-1].power()
+		return v(ps[len(ps)-1]), true
 	}
 	a, b := ps[i-1], ps[i]
 	if !(b.Duration() > a.Duration()) {
-		return b.Scale, b.power()
+		return v(b), true
 	}
 	t := math.Log(d/a.Duration()) / math.Log(b.Duration()/a.Duration())
-	return a.Scale + t*(b.Scale-a.Scale), a.power() + t*(b.power()-a.power())
+	return v(a) + t*(v(b)-v(a)), true
 }
 
 // Identity is the setting of a label without calibration: the label given
@@ -159,6 +191,8 @@ func (c *Calibration) Validate() error {
 			return bad("think %v+%v: scale %v", p.Base, p.Inc, p.Scale)
 		case !finite(p.Power) || p.Power < 0:
 			return bad("think %v+%v: power %v", p.Base, p.Inc, p.Power)
+		case !finite(p.Recapture) || p.Recapture < 0:
+			return bad("think %v+%v: recapture %v", p.Base, p.Inc, p.Recapture)
 		}
 	}
 	return nil

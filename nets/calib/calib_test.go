@@ -17,7 +17,7 @@ func sample() *Calibration {
 		{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2},
 	}, Think: []ThinkPoint{
 		{Base: 60, Inc: 0, Scale: 1.1, Moves: 3000},
-		{Base: 300, Inc: 0, Scale: 0.8, Power: 0.9, Moves: 3000},
+		{Base: 300, Inc: 0, Scale: 0.8, Power: 0.9, Recapture: 0.6, Moves: 3000},
 		{Base: 600, Inc: 5, Scale: 0.6, Power: 0.8, Moves: 3000}, // duration 800
 		{Base: 180, Inc: 2, Scale: 1.0, Moves: 3000},             // duration 260: out of order on purpose
 	}}
@@ -74,6 +74,8 @@ func TestValidate(t *testing.T) {
 		{"think scale", func(c *Calibration) { c.Think[1].Scale = 0 }},
 		{"think scale NaN", func(c *Calibration) { c.Think[1].Scale = math.NaN() }},
 		{"think power", func(c *Calibration) { c.Think[1].Power = -1 }},
+		{"think recapture", func(c *Calibration) { c.Think[1].Recapture = -0.5 }},
+		{"think recapture NaN", func(c *Calibration) { c.Think[1].Recapture = math.NaN() }},
 	}
 	if err := sample().Validate(); err != nil {
 		t.Fatalf("Validate(sample) = %v", err)
@@ -183,5 +185,36 @@ func TestThinkAt(t *testing.T) {
 	c.Think = nil
 	if s, p := c.ThinkAt(600, 0); s != 1 || p != 1 {
 		t.Errorf("no think points: ThinkAt = %v, %v; want 1, 1", s, p)
+	}
+}
+
+func TestRecaptureAt(t *testing.T) {
+	c := sample()
+	const def = 0.8
+	tests := []struct {
+		base, inc, want float64
+	}{
+		{300, 0, 0.6},  // exact
+		{60, 0, def},   // exact, 0 read as the default
+		{1800, 0, def}, // beyond the longest, which has none
+		{0, 0, def},    // unknown base
+		// 500+0: between 300 (0.6) and 600+5 (duration 800, the default).
+		{500, 0, 0.6 + math.Log(500.0/300)/math.Log(800.0/300)*(def-0.6)},
+		// 240+0 (duration 240) lies between 60+0 and 180+2, both the default.
+		{240, 0, def},
+	}
+	for _, tt := range tests {
+		if got := c.RecaptureAt(tt.base, tt.inc, def); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("RecaptureAt(%v, %v) = %v; want %v", tt.base, tt.inc, got, tt.want)
+		}
+	}
+	var none *Calibration
+	if got := none.RecaptureAt(300, 0, def); got != def {
+		t.Errorf("nil calibration: RecaptureAt = %v; want %v", got, def)
+	}
+	// 280+0 (duration 280) lies between 180+2 (260, default) and 300+0.
+	want := def + math.Log(280.0/260)/math.Log(300.0/260)*(0.6-def)
+	if got := c.RecaptureAt(280, 0, def); math.Abs(got-want) > 1e-9 {
+		t.Errorf("RecaptureAt(280, 0) = %v; want %v", got, want)
 	}
 }

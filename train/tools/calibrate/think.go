@@ -142,7 +142,21 @@ type SelfPlayRow struct {
 	Scale, Power                     float64 // the point the games were played with
 	NewScale, NewPower               float64 // after the correction (the same when on target)
 	Corrected                        bool
+	// The recapture ratio out of time trouble (stats.Timing.RecaptureCalmRatio)
+	// of the humans and the engine, the 95% interval of the engine's over
+	// the games drawn again (RecaptureCalmInterval), the point's recapture
+	// factor and the corrected one.
+	HumanRecapture, EngineRecapture float64
+	RecaptureLo, RecaptureHi        float64
+	Recapture, NewRecapture         float64
+	RecaptureCorrected              bool
 }
+
+// Recapture factors a correction may set (calib.ThinkPoint.Recapture).
+const (
+	RecaptureMin = 0.2
+	RecaptureMax = 1.5
+)
 
 // CorrectThinkSelfPlay corrects the think-time points of c from the engine's
 // own games played with them (selfPlay: PGN of humchess match with
@@ -154,8 +168,13 @@ type SelfPlayRow struct {
 // them) by more than the games' own noise (the humans' value outside the
 // 95% interval of the engine's raw quantile over the games drawn again),
 // the point becomes stats.CorrectThink's solution from the engine's raw
-// median and p90; other points stay. It returns the new points and a row
-// per control with games.
+// median and p90; other points stay. The point's recapture factor is
+// corrected the same way, from the recapture ratio out of time trouble
+// (the humans' outside the 95% interval of the engine's over the games
+// drawn again, and more than stats.QuantileTolerance off): the factor
+// times the humans' ratio over the engine's, to the power 1/power, within
+// RecaptureMin..RecaptureMax. It returns the new points and a row per
+// control with games.
 func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConfig) ([]calib.ThinkPoint, []SelfPlayRow, error) {
 	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, cfg.training, nil)
 	if err != nil {
@@ -190,6 +209,17 @@ func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConf
 				points[i].Scale, points[i].Power = s, pw
 			}
 		}
+		// A recapture's time is its draw times the factor, reshaped to the
+		// power: the ratio moves as the factor to the power.
+		row.Recapture = c.RecaptureAt(p.Base, p.Inc, policy.RecaptureFactor)
+		row.NewRecapture = row.Recapture
+		row.HumanRecapture, row.EngineRecapture = h.RecaptureCalmRatio(), e.RecaptureCalmRatio()
+		row.RecaptureLo, row.RecaptureHi = e.RecaptureCalmInterval(resamples, cfg.Seed)
+		if row.HumanRecapture > 0 && row.EngineRecapture > 0 && off(row.EngineRecapture, row.HumanRecapture, row.RecaptureLo, row.RecaptureHi) {
+			f := row.Recapture * math.Pow(row.HumanRecapture/row.EngineRecapture, 1/power)
+			row.NewRecapture, row.RecaptureCorrected = min(max(f, RecaptureMin), RecaptureMax), true
+			points[i].Recapture = row.NewRecapture
+		}
 		rows = append(rows, row)
 	}
 	sort.Slice(rows, func(i, j int) bool { return controlLess(rows[i].Base, rows[i].Inc, rows[j].Base, rows[j].Inc) })
@@ -201,8 +231,8 @@ const resamples = 1000
 
 // WriteSelfPlayText prints a self-play correction's rows.
 func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
-	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks, 95%% intervals over the games drawn again)\n%-8s %6s | %-11s | %-11s | %-27s | %-29s | %-11s | %s\n",
-		"control", "moves", "humans", "self-play", "raw median [interval]", "raw p90 [interval]", "point", "corrected"); err != nil {
+	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks; recapture: the recapture ratio out of time trouble; 95%% intervals over the games drawn again)\n%-8s %6s | %-11s | %-11s | %-27s | %-29s | %-11s | %-11s | %-11s | %-23s | %s\n",
+		"control", "moves", "humans", "self-play", "raw median [interval]", "raw p90 [interval]", "point", "corrected", "recap hum", "recap self-play", "factor"); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -210,9 +240,13 @@ func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
 		if r.Corrected {
 			corr = fmt.Sprintf("%.2f %.2f", r.NewScale, r.NewPower)
 		}
-		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %6.2f [%6.2f, %6.2f] | %6.2f [%6.2f, %6.2f] | %5.2f %5.2f | %s\n",
+		factor := fmt.Sprintf("%.2f", r.Recapture)
+		if r.RecaptureCorrected {
+			factor += fmt.Sprintf(" -> %.2f", r.NewRecapture)
+		}
+		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %6.2f [%6.2f, %6.2f] | %6.2f [%6.2f, %6.2f] | %5.2f %5.2f | %-11s | %11.2f | %5.2f [%5.2f, %5.2f] | %s\n",
 			r.Control, r.Moves, r.HumanMedian, r.HumanP90, r.EngineMedian, r.EngineP90, r.RawMedian, r.MedianLo, r.MedianHi,
-			r.RawP90, r.P90Lo, r.P90Hi, r.Scale, r.Power, corr); err != nil {
+			r.RawP90, r.P90Lo, r.P90Hi, r.Scale, r.Power, corr, r.HumanRecapture, r.EngineRecapture, r.RecaptureLo, r.RecaptureHi, factor); err != nil {
 			return err
 		}
 	}

@@ -19,7 +19,21 @@ import (
 // think(game, move) seconds, as [%clk] comments, and returns the file.
 func clockGames(t *testing.T, name string, n int, base float64, think func(g, i int) float64) string {
 	t.Helper()
-	moves := []string{"Nf3", "Nf6", "Ng1", "Ng8"}
+	return clockGamesOf(t, name, n, base, knights, think)
+}
+
+// knights is a game of knights' moves back and forth, without a capture.
+var knights = []string{"Nf3", "Nf6", "Ng1", "Ng8"}
+
+// recaptured is a game whose fourth ply, 2... Qxd5, takes back on d5;
+// then the knights go back and forth.
+var recaptured = []string{"e4", "d5", "exd5", "Qxd5", "Nf3", "Nf6", "Ng1", "Ng8",
+	"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"}
+
+// clockGamesOf is clockGames with the moves given, played in a loop up to
+// 40 plies.
+func clockGamesOf(t *testing.T, name string, n int, base float64, moves []string, think func(g, i int) float64) string {
+	t.Helper()
 	var b strings.Builder
 	for g := range n {
 		fmt.Fprintf(&b, "[Event \"%s\"]\n[Site \"t/%s%d\"]\n[White \"w%d\"]\n[Black \"b%d\"]\n[Result \"1/2-1/2\"]\n[TimeControl \"%g+0\"]\n\n", name, name, g, g, g, base)
@@ -30,7 +44,7 @@ func clockGames(t *testing.T, name string, n int, base float64, think func(g, i 
 			if i%2 == 0 {
 				fmt.Fprintf(&b, "%d. ", i/2+1)
 			}
-			fmt.Fprintf(&b, "%s { [%%clk 0:%02d:%04.1f] } ", moves[i%4], int(s)/60, math.Mod(s, 60))
+			fmt.Fprintf(&b, "%s { [%%clk 0:%02d:%04.1f] } ", moves[i%len(moves)], int(s)/60, math.Mod(s, 60))
 		}
 		b.WriteString("1/2-1/2\n\n")
 	}
@@ -44,18 +58,28 @@ func clockGames(t *testing.T, name string, n int, base float64, think func(g, i 
 // corrected: the reshaping of the engine's draws (its times read back
 // through the old point) lands on the humans' median and p90. At 600+0 the
 // engine's times are the humans' and the point stays; at 180+0 they are off,
-// within what four games vary by, and it stays too.
+// within what four games vary by, and it stays too. The recapture factor
+// is corrected where the recapture ratio out of time trouble is off.
 func TestCorrectThinkSelfPlay(t *testing.T) {
 	times := []float64{1, 1, 2, 2, 3, 3, 3, 4, 5, 6, 8, 12, 15, 20}
 	human := func(_, i int) float64 { return times[i%len(times)] }
 	humans := []string{
-		clockGames(t, "h300", 30, 300, human),
-		clockGames(t, "h600", 30, 600, human),
+		clockGamesOf(t, "h300", 30, 300, recaptured, human),
+		clockGamesOf(t, "h600", 30, 600, recaptured, human),
 		clockGames(t, "h180", 30, 180, human),
 	}
 	engine := []string{
-		clockGames(t, "e300", 10, 300, func(g, i int) float64 { return 1.5 * human(g, i) }),
-		clockGames(t, "e600", 10, 600, human),
+		// At 300+0 every move takes 1.5 times as long, the recapture too:
+		// the recapture ratio is the humans'.
+		clockGamesOf(t, "e300", 10, 300, recaptured, func(g, i int) float64 { return 1.5 * human(g, i) }),
+		// At 600+0 the engine recaptures in twice the humans' time, a
+		// little more or less from game to game.
+		clockGamesOf(t, "e600", 10, 600, recaptured, func(g, i int) float64 {
+			if i == 3 {
+				return 2*human(g, i) + float64(g%3-1)
+			}
+			return human(g, i)
+		}),
 		// At 180+0 every other game is slow: the median is off, but the
 		// games' own noise covers the humans' median and p90.
 		clockGames(t, "e180", 4, 180, func(g, i int) float64 { return (1 + 0.3*float64(g%2)) * human(g, i) }),
@@ -85,6 +109,44 @@ func TestCorrectThinkSelfPlay(t *testing.T) {
 	assert.InDelta(t, r300.HumanP90, got.Reshape(draw(r300.RawP90)), 1e-9)
 	assert.Equal(t, "600+0", r600.Control)
 	assert.False(t, r600.Corrected)
-	assert.Equal(t, c.Think[2:], points[2:], "on target and without games: unchanged")
+	assert.Equal(t, c.Think[3], points[3], "without games: unchanged")
+	assert.Equal(t, c.Think[2].Scale, points[2].Scale, "on target: unchanged")
+	assert.Equal(t, c.Think[2].Power, points[2].Power, "on target: unchanged")
 	assert.Equal(t, 1.1, c.Think[1].Scale, "the calibration given is not changed")
+
+	// Recaptures: at 300+0 the ratio is the humans' and the factor stays;
+	// at 600+0 it is off and the factor moves by the ratio's error to the
+	// power 1/power; at 180+0 there are none.
+	assert.InDelta(t, r300.HumanRecapture, r300.EngineRecapture, 0.02)
+	assert.False(t, r300.RecaptureCorrected)
+	assert.Zero(t, points[1].Recapture, "the default factor stays unset")
+	assert.Greater(t, r600.EngineRecapture, 1.5*r600.HumanRecapture)
+	assert.Greater(t, r600.HumanRecapture, 0.0)
+	assert.Less(t, r600.HumanRecapture, r600.RecaptureLo, "outside the games' noise")
+	require.True(t, r600.RecaptureCorrected)
+	assert.Equal(t, policy.RecaptureFactor, r600.Recapture, "played with the default factor")
+	want := policy.RecaptureFactor * math.Pow(r600.HumanRecapture/r600.EngineRecapture, 1/0.88)
+	assert.InDelta(t, want, points[2].Recapture, 1e-9)
+	assert.Less(t, points[2].Recapture, 0.5)
+	assert.False(t, r180.RecaptureCorrected)
+	assert.True(t, math.IsNaN(r180.EngineRecapture), "no recapture at 180+0")
+}
+
+// TestWriteSelfPlayText: a row per control; a corrected point and a
+// corrected recapture factor show their new values, others a dash or the
+// factor alone.
+func TestWriteSelfPlayText(t *testing.T) {
+	var b strings.Builder
+	rows := []SelfPlayRow{
+		{Control: "60+0", Moves: 4112, Scale: 1.2, Power: 0.96, NewScale: 1.2, NewPower: 0.96, HumanRecapture: 0.54, EngineRecapture: 0.64,
+			RecaptureLo: 0.57, RecaptureHi: 0.70, Recapture: 0.8, NewRecapture: 0.67, RecaptureCorrected: true},
+		{Control: "300+0", Moves: 2178, Scale: 1.18, Power: 0.86, NewScale: 0.76, NewPower: 1.03, Corrected: true, Recapture: 0.8, NewRecapture: 0.8},
+	}
+	require.NoError(t, WriteSelfPlayText(&b, rows))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, lines, 4, "a title, a header and a row per control")
+	assert.Contains(t, lines[2], "0.80 -> 0.67")
+	assert.Contains(t, lines[2], "0.64 [ 0.57,  0.70]")
+	assert.True(t, strings.HasSuffix(lines[3], "| 0.80"), "an uncorrected factor alone: %q", lines[3])
+	assert.Contains(t, lines[3], "0.76 1.03")
 }

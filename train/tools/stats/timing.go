@@ -54,9 +54,19 @@ type Timing struct {
 	// resampling by game: a game's moves are alike, so a set of a few tens
 	// of games is noisier than its moves' number says.
 	GameRaw [][]float64
+	// GameCalm holds each game's sums over Calm and RecaptureCalm, for
+	// RecaptureCalmInterval.
+	GameCalm []CalmSums
 	// Replayed holds a replay's judged moves (RunTimingReplay), for
 	// FitThinkScale.
 	Replayed []ReplayedMove
+}
+
+// CalmSums is one game's Calm and RecaptureCalm: their moves' number and
+// total think time.
+type CalmSums struct {
+	Moves, Recaptures int
+	Sum, RecaptureSum float64
 }
 
 // ReplayedMove is one move of a replay: the clock before it, its
@@ -186,9 +196,13 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 	}
 	var troubles [2]int
 	var raws []float64
+	var calm CalmSums
 	defer func() {
 		if len(raws) > 0 {
 			t.GameRaw = append(t.GameRaw, raws)
+		}
+		if calm.Moves > 0 {
+			t.GameCalm = append(t.GameCalm, calm)
 		}
 	}()
 	lastTo, lastCaptured := board.NoSquare, false
@@ -235,8 +249,12 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 				}
 				if before >= TimeTrouble {
 					t.Calm.Add(sec)
+					calm.Moves++
+					calm.Sum += sec
 					if recapture {
 						t.RecaptureCalm.Add(sec)
+						calm.Recaptures++
+						calm.RecaptureSum += sec
 					}
 				}
 				if before >= 0 && raw > before/20+0.8*inc {
@@ -385,17 +403,55 @@ func (q *Quantiles) CDF(x float64) float64 {
 // times (seeded): how far the quantile moves from one set of as many games
 // to the next. NaN, NaN without games.
 func (t *Timing) GameInterval(p float64, resamples int, seed uint64) (lo, hi float64) {
-	if len(t.GameRaw) == 0 || resamples < 1 {
+	return gameBootstrap(len(t.GameRaw), resamples, rand.NewPCG(seed, 0x6a6d), func(draw []int) (float64, bool) {
+		var q Quantiles
+		for _, g := range draw {
+			q.v = append(q.v, t.GameRaw[g]...)
+		}
+		return q.Quantile(p), true
+	})
+}
+
+// RecaptureCalmInterval is the 95% interval of RecaptureCalmRatio when the
+// set's games (GameCalm) are drawn again with replacement, resamples times
+// (seeded). NaN, NaN without games; draws without a recapture or a
+// positive mean are left out.
+func (t *Timing) RecaptureCalmInterval(resamples int, seed uint64) (lo, hi float64) {
+	return gameBootstrap(len(t.GameCalm), resamples, rand.NewPCG(seed, 0x7263), func(draw []int) (float64, bool) {
+		var c CalmSums
+		for _, g := range draw {
+			c.Moves += t.GameCalm[g].Moves
+			c.Recaptures += t.GameCalm[g].Recaptures
+			c.Sum += t.GameCalm[g].Sum
+			c.RecaptureSum += t.GameCalm[g].RecaptureSum
+		}
+		if c.Recaptures == 0 || !(c.Sum > 0) {
+			return 0, false
+		}
+		return c.RecaptureSum / float64(c.Recaptures) / (c.Sum / float64(c.Moves)), true
+	})
+}
+
+// gameBootstrap is the 95% interval of stat over resamples draws of n games
+// with replacement (indices); draws stat refuses are left out. NaN, NaN
+// without games or kept draws.
+func gameBootstrap(n, resamples int, src rand.Source, stat func(draw []int) (float64, bool)) (lo, hi float64) {
+	if n == 0 || resamples < 1 {
 		return math.NaN(), math.NaN()
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6a6d))
+	rng := rand.New(src)
 	var at Quantiles
+	draw := make([]int, n)
 	for range resamples {
-		var q Quantiles
-		for range t.GameRaw {
-			q.v = append(q.v, t.GameRaw[rng.IntN(len(t.GameRaw))]...)
+		for i := range draw {
+			draw[i] = rng.IntN(n)
 		}
-		at.Add(q.Quantile(p))
+		if x, ok := stat(draw); ok {
+			at.Add(x)
+		}
+	}
+	if at.N() == 0 {
+		return math.NaN(), math.NaN()
 	}
 	return at.Quantile(0.025), at.Quantile(0.975)
 }

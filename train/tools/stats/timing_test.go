@@ -91,6 +91,9 @@ func TestRunTiming(t *testing.T) {
 	if bc.RecaptureCalm.N() != 1 || bc.Calm.N() != bc.Think.N() {
 		t.Errorf("Black, never in time trouble: %d calm recaptures of %d calm moves (of %d); want 1 of all", bc.RecaptureCalm.N(), bc.Calm.N(), bc.Think.N())
 	}
+	if len(bc.GameCalm) != 1 || bc.GameCalm[0].Moves != bc.Calm.N() || bc.GameCalm[0].Recaptures != 1 || bc.GameCalm[0].Sum != bc.Calm.Mean()*float64(bc.Calm.N()) {
+		t.Errorf("Black's game sums %+v; want its %d calm moves (%v s) and 1 recapture", bc.GameCalm, bc.Calm.N(), bc.Calm.Mean()*float64(bc.Calm.N()))
+	}
 	if bc.Recapture.N() != 1 || bc.Recapture.Mean() != 0 || bc.TimeLosses != 0 {
 		t.Errorf("Black: %d recaptures (mean %v), %d time losses; want 1 (0 s), 0", bc.Recapture.N(), bc.Recapture.Mean(), bc.TimeLosses)
 	}
@@ -138,4 +141,30 @@ func TestGameInterval(t *testing.T) {
 	one := Timing{GameRaw: [][]float64{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}}
 	lo, hi = one.GameInterval(0.5, 100, 1)
 	assert.Equal(t, [2]float64{3, 3}, [2]float64{lo, hi})
+}
+
+func TestRecaptureCalmInterval(t *testing.T) {
+	var tm Timing
+	lo, hi := tm.RecaptureCalmInterval(100, 1)
+	assert.True(t, math.IsNaN(lo) && math.IsNaN(hi))
+	// Games alike: every draw gives the same ratio, 1 s recaptures over a
+	// 2 s mean.
+	tm.GameCalm = []CalmSums{{Moves: 10, Recaptures: 2, Sum: 20, RecaptureSum: 2}, {Moves: 10, Recaptures: 2, Sum: 20, RecaptureSum: 2}}
+	lo, hi = tm.RecaptureCalmInterval(100, 1)
+	assert.InDelta(t, 0.5, lo, 1e-12)
+	assert.InDelta(t, 0.5, hi, 1e-12)
+	// Games of fast and slow recaptures: the interval spans the ratio of
+	// all of them and widens as the games get fewer.
+	tm.GameCalm = nil
+	for g := range 40 {
+		tm.GameCalm = append(tm.GameCalm, CalmSums{Moves: 20, Recaptures: 2, Sum: 40, RecaptureSum: float64(1 + 2*(g%2))})
+	}
+	lo, hi = tm.RecaptureCalmInterval(1000, 3)
+	assert.Less(t, lo, 0.5) // all 40: 80 recaptures of 80 s, 800 moves of 1,600 s: 0.5
+	assert.Greater(t, hi, 0.5)
+	few := Timing{GameCalm: tm.GameCalm[:6]}
+	flo, fhi := few.RecaptureCalmInterval(1000, 3)
+	assert.Greater(t, fhi-flo, hi-lo)
+	lo2, hi2 := tm.RecaptureCalmInterval(1000, 3)
+	assert.Equal(t, [2]float64{lo, hi}, [2]float64{lo2, hi2})
 }
