@@ -24,6 +24,7 @@ var subcommands = map[string]func(args []string) error{
 	"match":     runMatch,
 	"stats":     runStats,
 	"calibrate": runCalibrate,
+	"selfplay":  runSelfplay,
 }
 
 const usage = `usage: humchess [-onnxruntime LIB] [command [flags]]
@@ -35,6 +36,7 @@ Commands:
   match   engine-versus-engine matches
   stats   human-likeness statistics of sets of games
   calibrate  fit and measure what UCI_Elo means for a net against human play
+  selfplay   self-play games between rating-band nets, as PGN for prep -teacher
   bench   fixed-position benchmark and signature
   version print the version
 Run "humchess COMMAND -h" for a command's flags. -onnxruntime names the ONNX

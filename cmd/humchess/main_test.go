@@ -26,7 +26,7 @@ func TestHelpExitsZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"prep", "eval", "match", "stats", "bench"} {
+	for _, cmd := range []string{"prep", "eval", "match", "stats", "selfplay", "bench"} {
 		for _, h := range []string{"-h", "-help", "--help"} {
 			c := exec.Command(exe, "-test.run=^TestHelpExitsZero$")
 			c.Env = append(os.Environ(), envMainArgs+"="+cmd+" "+h)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/internal/cli"
 )
 
 // ErrConfig reports an invalid configuration.
@@ -211,27 +212,6 @@ func (p partFlag) Set(s string) error {
 	return nil
 }
 
-// listFlag is a comma-separated list flag.
-type listFlag struct{ p *[]string }
-
-func (l listFlag) String() string {
-	if l.p == nil {
-		return ""
-	}
-	return strings.Join(*l.p, ",")
-}
-
-func (l listFlag) Set(s string) error {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	*l.p = out
-	return nil
-}
-
 // RegisterFlags defines one flag per Config field on fs, writing into c (whose
 // current values are the defaults shown). Inputs are not a flag: they are the
 // positional arguments.
@@ -244,8 +224,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowBots, "allow-bots", c.AllowBots, "keep games with a BOT account")
 	fs.IntVar(&c.MinRating, "min-rating", c.MinRating, "minimum rating of both players")
 	fs.IntVar(&c.MaxRating, "max-rating", c.MaxRating, "maximum rating of both players (0 = none)")
-	fs.Var(listFlag{&c.TimeClasses}, "time-classes", "kept time classes, comma-separated (ultrabullet,bullet,blitz,rapid,classical,correspondence)")
-	fs.Var(listFlag{&c.SkipTerminations}, "skip-terminations", "Termination substrings whose games are skipped, comma-separated")
+	fs.Var(cli.ListFlag{P: &c.TimeClasses}, "time-classes", "kept time classes, comma-separated (ultrabullet,bullet,blitz,rapid,classical,correspondence)")
+	fs.Var(cli.ListFlag{P: &c.SkipTerminations}, "skip-terminations", "Termination substrings whose games are skipped, comma-separated")
 	fs.IntVar(&c.MinPlies, "min-plies", c.MinPlies, "minimum plies of a game")
 	fs.IntVar(&c.BalanceBand, "balance-band", c.BalanceBand, "rating band width for pair balancing (0 = off)")
 	fs.Float64Var(&c.SameBandKeep, "same-band-keep", c.SameBandKeep, "keep rate of games within one band")

@@ -3,26 +3,17 @@ package prep
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
-)
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+	"github.com/humchess/humchess/train/internal/cli"
+)
 
 // startProgress draws a one-line progress bar on w twice a second while the
 // run goes on, when w is a terminal and quiet is false. The returned function
 // stops it and ends the line.
 func startProgress(w io.Writer, quiet bool, cnt *counters, start time.Time) func() {
-	if quiet || w == nil || !isTerminal(w) {
+	if quiet || w == nil || !cli.IsTerminal(w) {
 		return func() {}
 	}
 	stop := make(chan struct{})
