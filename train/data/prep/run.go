@@ -338,13 +338,12 @@ func openTeachers(cfg *Config) ([]*teacher, error) {
 		t := &teacher{batch: batch}
 		ts = append(ts, t)
 		for _, f := range files {
-			n, err := cfg.OpenTeacher(f.file)
+			n, err := cfg.OpenTeacher(f.File)
 			if err != nil {
 				closeTeachers(ts)
-				return nil, fmt.Errorf("prep: teacher %s: %w", f.file, err)
+				return nil, fmt.Errorf("prep: teacher %s: %w", f.File, err)
 			}
-			f.net = n
-			t.bands = append(t.bands, f)
+			t.bands = append(t.bands, bandNet{net: n, BandNet: f})
 		}
 	}
 	return ts, nil

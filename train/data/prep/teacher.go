@@ -51,9 +51,14 @@ type teacher struct {
 
 // bandNet is one net of a teacher and the rating band it stands for.
 type bandNet struct {
-	net    nets.Net
-	file   string
-	rating int // the band's lowest rating (maia-1500: 1500..1599); 0 for a single net
+	net nets.Net
+	BandNet
+}
+
+// BandNet is a net file and the rating band it stands for.
+type BandNet struct {
+	File   string
+	Rating int // the band's lowest rating (maia-1500: 1500..1599); 0 for a single net
 }
 
 // pick returns the band a position whose mover is rated rating goes to; u
@@ -66,7 +71,7 @@ func (t *teacher) pick(rating float32, u float64) int {
 		}
 		return 0
 	}
-	centre := func(k int) float64 { return float64(t.bands[k].rating) + board.RatingBandWidth/2 }
+	centre := func(k int) float64 { return float64(t.bands[k].Rating) + board.RatingBandWidth/2 }
 	r := float64(rating)
 	if r <= centre(0) {
 		return 0
@@ -126,34 +131,41 @@ func (t *teacher) info(file string, positions int64) *shard.Teacher {
 var bandFile = regexp.MustCompile(`-(\d{3,4})\.(pb\.gz|onnx|safetensors)$`)
 
 // teacherFiles resolves Config.Teacher: a net file (or "default") is one
-// teacher; a directory holds one net per rating band, named NAME-RATING.EXT.
-func teacherFiles(spec string) ([]bandNet, error) {
+// teacher; a directory holds one net per rating band (BandNets).
+func teacherFiles(spec string) ([]BandNet, error) {
 	st, err := os.Stat(spec)
 	if err != nil || !st.IsDir() {
-		return []bandNet{{file: spec}}, nil // a file, or "default": the opener reports a missing one
+		return []BandNet{{File: spec}}, nil // a file, or "default": the opener reports a missing one
 	}
-	ents, err := os.ReadDir(spec)
+	return BandNets(spec)
+}
+
+// BandNets reads a directory of band nets, one per rating band, named
+// NAME-RATING.EXT (maia-1500.pb.gz, my-1500.onnx), sorted by rating; other
+// files are left out. Two nets for one band, or none, are an error.
+func BandNets(dir string) ([]BandNet, error) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var bs []bandNet
+	var bs []BandNet
 	for _, e := range ents {
 		m := bandFile.FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}
-		r, _ := strconv.Atoi(m[1])
+		r, _ := strconv.Atoi(m[1]) // three or four digits always parse
 		for _, b := range bs {
-			if b.rating == r {
-				return nil, fmt.Errorf("two nets for band %d in %s: %s and %s", r, spec, filepath.Base(b.file), e.Name())
+			if b.Rating == r {
+				return nil, fmt.Errorf("two nets for band %d in %s: %s and %s", r, dir, filepath.Base(b.File), e.Name())
 			}
 		}
-		bs = append(bs, bandNet{file: filepath.Join(spec, e.Name()), rating: r})
+		bs = append(bs, BandNet{File: filepath.Join(dir, e.Name()), Rating: r})
 	}
 	if len(bs) == 0 {
-		return nil, fmt.Errorf("directory %s holds no band nets (NAME-RATING.pb.gz or .onnx, e.g. maia-1500.pb.gz)", spec)
+		return nil, fmt.Errorf("directory %s holds no band nets (NAME-RATING.pb.gz or .onnx, e.g. maia-1500.pb.gz)", dir)
 	}
-	sort.Slice(bs, func(i, j int) bool { return bs[i].rating < bs[j].rating })
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Rating < bs[j].Rating })
 	return bs, nil
 }
 

@@ -305,7 +305,7 @@ func TestTeacherBands(t *testing.T) {
 func TestTeacherBandFiles(t *testing.T) {
 	bs, err := teacherFiles("x.pb.gz")
 	require.NoError(t, err)
-	assert.Equal(t, []bandNet{{file: "x.pb.gz"}}, bs)
+	assert.Equal(t, []BandNet{{File: "x.pb.gz"}}, bs)
 	dir := t.TempDir()
 	_, err = teacherFiles(dir)
 	require.ErrorContains(t, err, "no band nets")
@@ -314,7 +314,7 @@ func TestTeacherBandFiles(t *testing.T) {
 	}
 	bs, err = teacherFiles(dir)
 	require.NoError(t, err)
-	assert.Equal(t, []bandNet{{file: filepath.Join(dir, "maia-1100.pb.gz"), rating: 1100}, {file: filepath.Join(dir, "maia-1900.pb.gz"), rating: 1900}}, bs)
+	assert.Equal(t, []BandNet{{File: filepath.Join(dir, "maia-1100.pb.gz"), Rating: 1100}, {File: filepath.Join(dir, "maia-1900.pb.gz"), Rating: 1900}}, bs)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other-1100.onnx"), nil, 0o644))
 	_, err = teacherFiles(dir)
 	require.ErrorContains(t, err, "two nets for band 1100")

@@ -4,29 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
 
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/data/prep"
 )
 
 // ErrNets means Config.Net names no usable net.
 var ErrNets = errors.New("selfplay: nets")
 
-// Band is one net of Config.Net and the rating band it plays.
-type Band struct {
-	File   string // the net file
-	Rating int    // the band's lowest rating (maia-1500: 1500..1599); 0 for a single net file
-}
-
-// bandFile matches a band net's file name, as train/data/prep's band teacher
-// reads a directory: maia-1500.pb.gz, my-1500.onnx.
-var bandFile = regexp.MustCompile(`-(\d{3,4})\.(pb\.gz|onnx|safetensors)$`)
+// Band is one net of Config.Net and the rating band it plays (Rating 0
+// for a single net file).
+type Band = prep.BandNet
 
 // Bands resolves Config.Net: a directory holds one net per rating band,
-// named NAME-RATING.EXT (sorted by rating); a file is one net for every
+// named NAME-RATING.EXT and read as train/data/prep's band teacher reads
+// it (prep.BandNets, sorted by rating); a file is one net for every
 // rating.
 func Bands(spec string) ([]Band, error) {
 	st, err := os.Stat(spec)
@@ -36,31 +28,10 @@ func Bands(spec string) ([]Band, error) {
 	if !st.IsDir() {
 		return []Band{{File: spec}}, nil
 	}
-	ents, err := os.ReadDir(spec)
+	bs, err := prep.BandNets(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNets, err)
 	}
-	var bs []Band
-	for _, e := range ents {
-		m := bandFile.FindStringSubmatch(e.Name())
-		if m == nil || e.IsDir() {
-			continue
-		}
-		r, err := strconv.Atoi(m[1])
-		if err != nil { // three or four digits always parse
-			return nil, fmt.Errorf("%w: %s: %v", ErrNets, e.Name(), err)
-		}
-		for _, b := range bs {
-			if b.Rating == r {
-				return nil, fmt.Errorf("%w: two nets for band %d in %s: %s and %s", ErrNets, r, spec, filepath.Base(b.File), e.Name())
-			}
-		}
-		bs = append(bs, Band{File: filepath.Join(spec, e.Name()), Rating: r})
-	}
-	if len(bs) == 0 {
-		return nil, fmt.Errorf("%w: directory %s holds no band nets (NAME-RATING.pb.gz or .onnx, e.g. maia-1500.pb.gz)", ErrNets, spec)
-	}
-	sort.Slice(bs, func(i, j int) bool { return bs[i].Rating < bs[j].Rating })
 	return bs, nil
 }
 
