@@ -255,9 +255,13 @@ func fitThink(ctx context.Context, netFile string, c *calib.Calibration, cfg cal
 	if err := calibrate.WriteThinkText(os.Stdout, rows); err != nil {
 		return err
 	}
+	kept := calibrate.KeepRecapture(points, c.Think)
 	c.Think = points
 	c.ThinkMeasured = fmt.Sprintf("humchess calibrate: think-time scale fitted by replaying the training split of %s (Site %q, first %d plies left out, seed %d) with the net's think time, at one-second resolution; controls with at least %d human moves",
 		strings.Join(cfg.Humans, ","), cfg.Site, cfg.SkipPlies, cfg.Seed, cfg.MinMoves)
+	if len(kept) > 0 {
+		c.ThinkMeasured += fmt.Sprintf("; recapture factor at %s kept from the starting calibration", strings.Join(kept, ", "))
+	}
 	return nil
 }
 

@@ -101,6 +101,25 @@ func FitThink(ctx context.Context, net nets.Net, cfg ThinkConfig) ([]calib.Think
 	return points, rows, nil
 }
 
+// KeepRecapture gives each of points the recapture factor of prev's point
+// of the same time control (calib.ThinkPoint.Recapture), where prev has
+// one: FitThink fits the scale and power only, and a factor corrected from
+// self-play (CorrectThinkSelfPlay) would otherwise be lost at each new fit.
+// It returns the controls whose factor it kept.
+func KeepRecapture(points, prev []calib.ThinkPoint) []string {
+	var kept []string
+	for i, p := range points {
+		for _, q := range prev {
+			if q.Base == p.Base && q.Inc == p.Inc && q.Recapture != 0 {
+				points[i].Recapture = q.Recapture
+				kept = append(kept, fmt.Sprintf("%g+%g", p.Base, p.Inc))
+				break
+			}
+		}
+	}
+	return kept
+}
+
 // controlLess orders time controls by base, then increment.
 func controlLess(base1, inc1, base2, inc2 float64) bool {
 	if base1 != base2 {

@@ -150,3 +150,25 @@ func TestWriteSelfPlayText(t *testing.T) {
 	assert.True(t, strings.HasSuffix(lines[3], "| 0.80"), "an uncorrected factor alone: %q", lines[3])
 	assert.Contains(t, lines[3], "0.76 1.03")
 }
+
+// TestKeepRecapture: a new fit's points take the factor of the previous
+// point of the same control; controls the previous calibration has no
+// factor for, or no point for, keep the default (0).
+func TestKeepRecapture(t *testing.T) {
+	prev := []calib.ThinkPoint{
+		{Base: 60, Inc: 0, Scale: 1.2, Power: 0.96, Recapture: 0.72},
+		{Base: 180, Inc: 0, Scale: 1.1, Power: 0.9},
+		{Base: 180, Inc: 2, Scale: 1.2, Power: 0.9, Recapture: 0.9},
+	}
+	points := []calib.ThinkPoint{
+		{Base: 60, Inc: 0, Scale: 1.08, Power: 0.94},
+		{Base: 180, Inc: 0, Scale: 1.1, Power: 0.9},
+		{Base: 180, Inc: 1, Scale: 1.3, Power: 0.9},
+		{Base: 600, Inc: 0, Scale: 1.26, Power: 0.88},
+	}
+	kept := KeepRecapture(points, prev)
+	assert.Equal(t, []string{"60+0"}, kept)
+	assert.Equal(t, []float64{0.72, 0, 0, 0}, []float64{points[0].Recapture, points[1].Recapture, points[2].Recapture, points[3].Recapture})
+	assert.Equal(t, 1.08, points[0].Scale, "the fitted scale stays")
+	assert.Empty(t, KeepRecapture(points[1:], nil))
+}
