@@ -49,7 +49,12 @@ type Timing struct {
 	// the game on time: humans who flag spend the clock they needed to
 	// finish, which an engine that must never lose on time cannot copy.
 	TroubleFirstKept Quantiles
-	OverOldCap       int64 // moves longer than remaining/20 + 0.8*increment (the former cap)
+	// TroubleEarly is Trouble over the moves begun with TimeTrouble/2 to
+	// TimeTrouble on the clock: the pace at the same clock, which
+	// TroubleFirst mixes with how many moves the games last once in
+	// trouble.
+	TroubleEarly Quantiles
+	OverOldCap   int64 // moves longer than remaining/20 + 0.8*increment (the former cap)
 	// GameRaw holds each game's Raw times (the judged moves), for
 	// resampling by game: a game's moves are alike, so a set of a few tens
 	// of games is noisier than its moves' number says.
@@ -262,6 +267,9 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 				}
 				if before >= 0 && before < TimeTrouble {
 					t.Trouble.Add(sec)
+					if before >= TimeTrouble/2 {
+						t.TroubleEarly.Add(sec)
+					}
 					k := 0
 					if !white {
 						k = 1
@@ -322,14 +330,14 @@ func sortedControls(sets []*TimingSet) []string {
 // plies, median and 90th percentile at one-second resolution (and as
 // recorded), the recapture ratio (of all moves, and of the moves begun out
 // of time trouble), the only-move ratio, the mean think time in time
-// trouble (all such moves, the first 10 per side and game, and those first
-// 10 of the sides that did not lose on time), the share of moves over the
+// trouble (all such moves, those begun with 5-10 s, the first 10 per side
+// and game, and those first 10 of the sides that did not lose on time), the share of moves over the
 // former cap (remaining/20 + 0.8*increment) and the
 // games lost on time.
 func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s %5s | %5s %6s %6s | %5s %5s\n",
-		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "calm", "only", "tt<10", "first", "kept", ">cap%", "flags")
+	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s %5s | %5s %6s %6s %6s | %5s %5s\n",
+		"control", "set", "games", "moves", "plies", "med/p90", "raw med/p90", "recap", "calm", "only", "tt<10", "5-10s", "first", "kept", ">cap%", "flags")
 	for _, c := range sortedControls(sets) {
 		enough := false
 		for _, s := range sets {
@@ -345,10 +353,10 @@ func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 			if t == nil || t.Think.N() == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f %5.2f | %5.2f %6.2f %6.2f | %5.1f %5d\n",
+			fmt.Fprintf(&b, "%-8s %-22s %6d %7d %6.0f | %3.0f / %-3.0f %4.2f / %-5.2f | %5.2f %5.2f %5.2f | %5.2f %6.2f %6.2f %6.2f | %5.1f %5d\n",
 				c, format.Trunc(s.Name, 22), t.Games, t.Think.N(), t.Plies.Mean(),
 				t.Think.Quantile(0.5), t.Think.Quantile(0.9), t.Raw.Quantile(0.5), t.Raw.Quantile(0.9),
-				t.RecaptureRatio(), t.RecaptureCalmRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleFirst.Mean(), t.TroubleFirstKept.Mean(),
+				t.RecaptureRatio(), t.RecaptureCalmRatio(), t.OnlyRatio(), t.Trouble.Mean(), t.TroubleEarly.Mean(), t.TroubleFirst.Mean(), t.TroubleFirstKept.Mean(),
 				100*float64(t.OverOldCap)/float64(t.Think.N()), t.TimeLosses)
 		}
 	}

@@ -63,6 +63,9 @@ func TestRunTiming(t *testing.T) {
 	if c.Trouble.N() != 1 || c.Trouble.Mean() != 2 {
 		t.Errorf("time trouble: %d moves, mean %v; want 1 move of 2 s", c.Trouble.N(), c.Trouble.Mean())
 	}
+	if c.TroubleEarly.N() != 1 || c.TroubleEarly.Mean() != 2 {
+		t.Errorf("moves begun with 5-10 s: %d, mean %v; want 1 move of 2 s (4. d4 at 9 s)", c.TroubleEarly.N(), c.TroubleEarly.Mean())
+	}
 	if c.Calm.N() != 3 {
 		t.Errorf("%d moves begun out of time trouble, want 3 (all but 4. d4)", c.Calm.N())
 	}
