@@ -112,13 +112,16 @@ func KeepRecapture(points, prev []calib.ThinkPoint) []string {
 		for _, q := range prev {
 			if q.Base == p.Base && q.Inc == p.Inc && q.Recapture != 0 {
 				points[i].Recapture = q.Recapture
-				kept = append(kept, fmt.Sprintf("%g+%g", p.Base, p.Inc))
+				kept = append(kept, controlKey(p))
 				break
 			}
 		}
 	}
 	return kept
 }
+
+// controlKey is p's time control as stats.Timing keys it ("60+0").
+func controlKey(p calib.ThinkPoint) string { return fmt.Sprintf("%g+%g", p.Base, p.Inc) }
 
 // controlLess orders time controls by base, then increment.
 func controlLess(base1, inc1, base2, inc2 float64) bool {
@@ -206,7 +209,7 @@ func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConf
 	points := append([]calib.ThinkPoint(nil), c.Think...)
 	var rows []SelfPlayRow
 	for i, p := range points {
-		key := fmt.Sprintf("%g+%g", p.Base, p.Inc)
+		key := controlKey(p)
 		h, e := human.Controls[key], engine.Controls[key]
 		if h == nil || e == nil || h.Think.N() == 0 || e.Think.N() < max(cfg.MinMoves/10, 1) {
 			continue

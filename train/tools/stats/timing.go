@@ -331,9 +331,9 @@ func sortedControls(sets []*TimingSet) []string {
 // recorded), the recapture ratio (of all moves, and of the moves begun out
 // of time trouble), the only-move ratio, the mean think time in time
 // trouble (all such moves, those begun with 5-10 s, the first 10 per side
-// and game, and those first 10 of the sides that did not lose on time), the share of moves over the
-// former cap (remaining/20 + 0.8*increment) and the
-// games lost on time.
+// and game, and those first 10 of the sides that did not lose on time),
+// the share of moves over the former cap (remaining/20 + 0.8*increment)
+// and the games lost on time.
 func WriteTimingText(w io.Writer, sets []*TimingSet, minMoves int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-8s %-22s %6s %7s %6s | %-9s %-11s | %5s %5s %5s | %5s %6s %6s %6s | %5s %5s\n",
