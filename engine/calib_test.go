@@ -171,3 +171,35 @@ func TestCalibrationRecapture(t *testing.T) {
 		t.Errorf("notes lack the recapture factor:\n%s\n---\n%s", onNotes, offNotes)
 	}
 }
+
+// TestCalibrationPaceTop: a calibration's pace cap at the game's time
+// control replaces policy.PaceTop in time trouble. With 9.5 s left the cap
+// sets the pace (half the free clock is above every cap here), so the same
+// draw scales by the caps' ratio, up to the safe limit; with Calibration
+// off the cap is policy.PaceTop.
+func TestCalibrationPaceTop(t *testing.T) {
+	cal := func(top float64) *calib.Calibration {
+		return &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: nets.NewFake(1).Info().Hash, TimeClass: "blitz 180+2",
+			Points: []calib.Point{calib.Identity(800), calib.Identity(2400)},
+			Think:  []calib.ThinkPoint{{Base: 1800, Inc: 0, Scale: 1, PaceTop: top, Moves: 1000}}}
+	}
+	lim := uci.Limits{WTime: 9500 * time.Millisecond, BTime: 1790 * time.Second, WInc: -1, BInc: -1}
+	clock := policy.Clock{Remaining: lim.WTime, Base: 1800 * time.Second, Overhead: time.Duration(uci.DefaultOptions().MoveOverhead) * time.Millisecond}
+	if _, trouble := clock.Pace(); !trouble {
+		t.Fatalf("%v left of 1800+0 is not time trouble: the test needs a clock in trouble", lim.WTime)
+	}
+	limit := clock.SafeLimit()
+	short, shortNotes := calibratedThink(t, cal(0.2), true, "", nil, lim)
+	long, longNotes := calibratedThink(t, cal(0.5), true, "", nil, lim)
+	_, offNotes := calibratedThink(t, cal(0.5), false, "", nil, lim)
+	if short <= 0 || short >= limit {
+		t.Fatalf("think %v with a 0.2 s cap: the test needs one above 0 and below the safe limit %v\n%s", short, limit, shortNotes)
+	}
+	want := min(time.Duration(float64(short)*0.5/0.2), limit)
+	if d := long - want; d > time.Microsecond || d < -time.Microsecond {
+		t.Errorf("think %v with a 0.5 s pace cap, %v with 0.2 s: want %v", long, short, want)
+	}
+	if !strings.Contains(longNotes, "pace top 0.50s") || !strings.Contains(offNotes, "pace top 1.30s") {
+		t.Errorf("notes lack the pace cap:\n%s\n---\n%s", longNotes, offNotes)
+	}
+}

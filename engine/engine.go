@@ -209,15 +209,18 @@ func (e *Engine) strength(o uci.Options, p *policy.Params) (mover, opp int, err 
 	return int(math.Round(pt.Rating)), int(math.Round(e.cal.At(opp).Rating)), nil
 }
 
-// thinkAt is the calibration's think-time scale, power and recapture
-// factor at the game's time control (calib.Calibration.ThinkAt and
-// RecaptureAt); 1, 1, policy.RecaptureFactor with Calibration off or none.
-func (e *Engine) thinkAt(o uci.Options, c board.Context) (scale, power, recapture float64) {
+// thinkAt is the calibration's think-time scale, power, recapture factor
+// and time-trouble pace cap at the game's time control
+// (calib.Calibration.ThinkAt, RecaptureAt and PaceTopAt); 1, 1,
+// policy.RecaptureFactor, policy.PaceTop with Calibration off or none.
+func (e *Engine) thinkAt(o uci.Options, c board.Context) (scale, power, recapture float64, paceTop time.Duration) {
 	if !o.Calibration || e.calErr != nil {
-		return 1, 1, policy.RecaptureFactor
+		return 1, 1, policy.RecaptureFactor, policy.PaceTop
 	}
-	scale, power = e.cal.ThinkAt(float64(c.Base), float64(c.Inc))
-	return scale, power, e.cal.RecaptureAt(float64(c.Base), float64(c.Inc), policy.RecaptureFactor)
+	base, inc := float64(c.Base), float64(c.Inc)
+	scale, power = e.cal.ThinkAt(base, inc)
+	top := e.cal.PaceTopAt(base, inc, policy.PaceTop.Seconds())
+	return scale, power, e.cal.RecaptureAt(base, inc, policy.RecaptureFactor), time.Duration(top * float64(time.Second))
 }
 
 // openUsable opens the net for path and checks that it can play: its Info
@@ -354,7 +357,8 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		res.Lines = []uci.Line{line(ch.Played, ch)}
 	}
 
-	thinkScale, thinkPower, recapture := e.thinkAt(o, bctx)
+	thinkScale, thinkPower, recapture, paceTop := e.thinkAt(o, bctx)
+	clock.PaceTop = paceTop
 	if o.HumanTiming && humanClock {
 		shape := policy.Shape{Prob: ch.Prob, FactorMean: ch.FactorMean, Recapture: policy.Recapture(g, ch.Move), Only: g.NumLegalMoves() == 1,
 			Scale: thinkScale, Power: thinkPower, RecaptureScale: recapture}
@@ -367,8 +371,8 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 	res.Notes = append(res.Notes,
 		"net "+net.Info().String(),
 		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, e.cal)),
-		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs think scale %.2f power %.2f recapture %.2f", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock,
-			thinkScale, thinkPower, recapture),
+		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs think scale %.2f power %.2f recapture %.2f pace top %.2fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock,
+			thinkScale, thinkPower, recapture, paceTop.Seconds()),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),
 	)
 	if hurried {

@@ -13,6 +13,10 @@ type Clock struct {
 	MovesToGo int           // moves to the next time control; 0 = unknown
 	Overhead  time.Duration // kept back for lag (MoveOverhead)
 	Base      time.Duration // the time control's base time; 0 or negative = unknown
+	// PaceTop replaces the package's PaceTop at this time control (the
+	// net's calibration, calib.Calibration.PaceTopAt); 0 or below =
+	// PaceTop, above TroubleClock = TroubleClock.
+	PaceTop time.Duration
 }
 
 // MaxThink caps every think time, whatever the clock says (a GUI may send
@@ -96,16 +100,26 @@ func (c Clock) InTrouble() bool {
 }
 
 // Pace returns the mean think time of a move in time trouble: PaceShare
-// of the clock beyond TroubleReserve, at most PaceTop, plus 0.8*Inc (1.3 s
-// at 9.5 s, 0.8 s at 4 s, 0.3 s at 3 s, 0 from 2.4 s); ok is false out of
-// time trouble.
+// of the clock beyond TroubleReserve, at most c.PaceTop (PaceTop when
+// unset), plus 0.8*Inc (1.3 s at 9.5 s, 0.8 s at 4 s, 0.3 s at 3 s, 0 from
+// 2.4 s); ok is false out of time trouble. A larger cap only lengthens the
+// moves begun with more than TroubleReserve + 2*cap on the clock: the last
+// seconds go at the share's pace whatever the control.
 func (c Clock) Pace() (pace time.Duration, ok bool) {
 	if !c.InTrouble() {
 		return 0, false
 	}
 	free := max(c.Remaining-TroubleReserve, 0)
 	inc := min(max(c.Inc, 0), MaxThink)
-	return min(time.Duration(PaceShare*float64(free)), PaceTop) + time.Duration(0.8*float64(inc)), true
+	return min(time.Duration(PaceShare*float64(free)), c.paceTop()) + time.Duration(0.8*float64(inc)), true
+}
+
+// paceTop is c.PaceTop within TroubleClock, PaceTop when unset.
+func (c Clock) paceTop() time.Duration {
+	if c.PaceTop <= 0 {
+		return PaceTop
+	}
+	return min(c.PaceTop, TroubleClock)
 }
 
 // HurryBelow is the cautious limit (remaining/20, or

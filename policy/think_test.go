@@ -248,6 +248,11 @@ func TestPace(t *testing.T) {
 		{Clock{Remaining: 8 * s, Base: 15 * s}, 0, false},                                          // above a sixth of the base
 		{Clock{Remaining: -1, Base: 60 * s}, 0, false},                                             // no clock
 		{Clock{Remaining: 9 * s, Inc: math.MaxInt64, Base: 60 * s}, PaceTop + 4*time.Minute, true}, // 0.8*MaxThink
+		{Clock{Remaining: 9500 * ms, Base: 60 * s, PaceTop: 2 * s}, 2 * s, true},                   // the control's cap
+		{Clock{Remaining: 9500 * ms, Base: 60 * s, PaceTop: 900 * ms}, 900 * ms, true},             // a lower one
+		{Clock{Remaining: 4 * s, Base: 60 * s, PaceTop: 2 * s}, 800 * ms, true},                    // the share binds below it
+		{Clock{Remaining: 9500 * ms, Base: 60 * s, PaceTop: -s}, PaceTop, true},                    // below 0: the default
+		{Clock{Remaining: 9500 * ms, Base: 60 * s, PaceTop: time.Hour}, 3550 * ms, true},           // the share binds
 	} {
 		got, ok := tc.c.Pace()
 		assert.Equal(t, tc.ok, ok, "Pace(%+v) ok", tc.c)
@@ -302,23 +307,26 @@ func TestThinkTimeNeverFlags(t *testing.T) {
 		{15 * time.Second, time.Second, 300},
 		{180 * time.Second, 2 * time.Second, 300},
 	} {
-		rng := rand.New(rand.NewPCG(5, 5))
-		rem := tc.base
-		for i := range tc.moves {
-			c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond, Base: tc.base}
-			d := ThinkTime(worst, edges, c, Shape{Prob: 0.01}, rng)
-			if limit := c.SafeLimit(); d > limit {
-				t.Fatalf("%v+%v move %d: think %v over the safe limit %v", tc.base, tc.inc, i+1, d, limit)
+		// The largest pace cap a calibration may set changes nothing.
+		for _, top := range []time.Duration{0, TroubleClock} {
+			rng := rand.New(rand.NewPCG(5, 5))
+			rem := tc.base
+			for i := range tc.moves {
+				c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond, Base: tc.base, PaceTop: top}
+				d := ThinkTime(worst, edges, c, Shape{Prob: 0.01}, rng)
+				if limit := c.SafeLimit(); d > limit {
+					t.Fatalf("%v+%v pace cap %v move %d: think %v over the safe limit %v", tc.base, tc.inc, top, i+1, d, limit)
+				}
+				rem -= d + lag
+				if rem <= 0 {
+					t.Fatalf("%v+%v pace cap %v: lost on time at move %d", tc.base, tc.inc, top, i+1)
+				}
+				rem += tc.inc
 			}
-			rem -= d + lag
-			if rem <= 0 {
-				t.Fatalf("%v+%v: lost on time at move %d", tc.base, tc.inc, i+1)
-			}
-			rem += tc.inc
 		}
 		// Whatever the head, no move takes more than the safe limit:
 		// spending all of it every move must not flag either.
-		rem = tc.base
+		rem := tc.base
 		for i := range tc.moves {
 			c := Clock{Remaining: rem, Inc: tc.inc, Overhead: 100 * time.Millisecond, Base: tc.base}
 			rem -= c.SafeLimit() + lag

@@ -255,12 +255,15 @@ func fitThink(ctx context.Context, netFile string, c *calib.Calibration, cfg cal
 	if err := calibrate.WriteThinkText(os.Stdout, rows); err != nil {
 		return err
 	}
-	kept := calibrate.KeepRecapture(points, c.Think)
+	keptRecapture, keptPace := calibrate.KeepSelfPlay(points, c.Think)
 	c.Think = points
 	c.ThinkMeasured = fmt.Sprintf("humchess calibrate: think-time scale fitted by replaying the training split of %s (Site %q, first %d plies left out, seed %d) with the net's think time, at one-second resolution; controls with at least %d human moves",
 		strings.Join(cfg.Humans, ","), cfg.Site, cfg.SkipPlies, cfg.Seed, cfg.MinMoves)
-	if len(kept) > 0 {
-		c.ThinkMeasured += fmt.Sprintf("; recapture factor at %s kept from the starting calibration", strings.Join(kept, ", "))
+	if len(keptRecapture) > 0 {
+		c.ThinkMeasured += fmt.Sprintf("; recapture factor at %s kept from the starting calibration", strings.Join(keptRecapture, ", "))
+	}
+	if len(keptPace) > 0 {
+		c.ThinkMeasured += fmt.Sprintf("; time-trouble pace cap at %s kept from the starting calibration", strings.Join(keptPace, ", "))
 	}
 	return nil
 }

@@ -69,8 +69,15 @@ type ThinkPoint struct {
 	// Recapture scales the think time of a recapture at this control
 	// (policy.Shape.RecaptureFactor); 0 = the policy's default.
 	Recapture float64 `json:"recapture,omitempty"`
-	Moves     int     `json:"moves"` // human moves it was fitted on (informative)
+	// PaceTop caps the mean think time of a move in time trouble at this
+	// control, seconds (policy.Clock.PaceTop); 0 = the policy's default.
+	PaceTop float64 `json:"pace_top,omitempty"`
+	Moves   int     `json:"moves"` // human moves it was fitted on (informative)
 }
+
+// PaceTopMax bounds ThinkPoint.PaceTop: a move in time trouble, under
+// ten seconds on the clock, never averages more.
+const PaceTopMax = 5.0
 
 // power is p's Power, 0 read as 1.
 func (p ThinkPoint) power() float64 {
@@ -101,11 +108,24 @@ func (c *Calibration) ThinkAt(base, inc float64) (scale, power float64) {
 // finds the scale, a point's 0 read as def; def without points or with an
 // unknown base.
 func (c *Calibration) RecaptureAt(base, inc, def float64) float64 {
+	return c.orDefaultAt(base, inc, def, func(p ThinkPoint) float64 { return p.Recapture })
+}
+
+// PaceTopAt is the time-trouble pace cap for a time control in seconds,
+// found as ThinkAt finds the scale, a point's 0 read as def; def without
+// points or with an unknown base.
+func (c *Calibration) PaceTopAt(base, inc, def float64) float64 {
+	return c.orDefaultAt(base, inc, def, func(p ThinkPoint) float64 { return p.PaceTop })
+}
+
+// orDefaultAt is thinkAt of v, a point's 0 read as def; def without points
+// or with an unknown base.
+func (c *Calibration) orDefaultAt(base, inc, def float64, v func(ThinkPoint) float64) float64 {
 	f, ok := c.thinkAt(base, inc, func(p ThinkPoint) float64 {
-		if p.Recapture == 0 {
-			return def
+		if x := v(p); x != 0 {
+			return x
 		}
-		return p.Recapture
+		return def
 	})
 	if !ok {
 		return def
@@ -193,6 +213,8 @@ func (c *Calibration) Validate() error {
 			return bad("think %v+%v: power %v", p.Base, p.Inc, p.Power)
 		case !finite(p.Recapture) || p.Recapture < 0:
 			return bad("think %v+%v: recapture %v", p.Base, p.Inc, p.Recapture)
+		case !finite(p.PaceTop) || p.PaceTop < 0 || p.PaceTop > PaceTopMax:
+			return bad("think %v+%v: pace_top %v not in [0, %v]", p.Base, p.Inc, p.PaceTop, PaceTopMax)
 		}
 	}
 	return nil

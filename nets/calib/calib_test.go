@@ -18,8 +18,8 @@ func sample() *Calibration {
 	}, Think: []ThinkPoint{
 		{Base: 60, Inc: 0, Scale: 1.1, Moves: 3000},
 		{Base: 300, Inc: 0, Scale: 0.8, Power: 0.9, Recapture: 0.6, Moves: 3000},
-		{Base: 600, Inc: 5, Scale: 0.6, Power: 0.8, Moves: 3000}, // duration 800
-		{Base: 180, Inc: 2, Scale: 1.0, Moves: 3000},             // duration 260: out of order on purpose
+		{Base: 600, Inc: 5, Scale: 0.6, Power: 0.8, PaceTop: 2.1, Moves: 3000}, // duration 800
+		{Base: 180, Inc: 2, Scale: 1.0, Moves: 3000},                           // duration 260: out of order on purpose
 	}}
 }
 
@@ -76,6 +76,9 @@ func TestValidate(t *testing.T) {
 		{"think power", func(c *Calibration) { c.Think[1].Power = -1 }},
 		{"think recapture", func(c *Calibration) { c.Think[1].Recapture = -0.5 }},
 		{"think recapture NaN", func(c *Calibration) { c.Think[1].Recapture = math.NaN() }},
+		{"think pace top", func(c *Calibration) { c.Think[1].PaceTop = -1 }},
+		{"think pace top too long", func(c *Calibration) { c.Think[1].PaceTop = PaceTopMax + 0.1 }},
+		{"think pace top Inf", func(c *Calibration) { c.Think[1].PaceTop = math.Inf(1) }},
 	}
 	if err := sample().Validate(); err != nil {
 		t.Fatalf("Validate(sample) = %v", err)
@@ -216,5 +219,29 @@ func TestRecaptureAt(t *testing.T) {
 	want := def + math.Log(280.0/260)/math.Log(300.0/260)*(0.6-def)
 	if got := c.RecaptureAt(280, 0, def); math.Abs(got-want) > 1e-9 {
 		t.Errorf("RecaptureAt(280, 0) = %v; want %v", got, want)
+	}
+}
+
+func TestPaceTopAt(t *testing.T) {
+	c := sample()
+	const def = 1.3
+	tests := []struct {
+		base, inc, want float64
+	}{
+		{600, 5, 2.1},  // exact
+		{300, 0, def},  // exact, 0 read as the default
+		{1800, 0, 2.1}, // beyond the longest
+		{-5, 0, def},   // unknown base
+		// 500+0: between 300 (the default) and 600+5 (duration 800, 2.1).
+		{500, 0, def + math.Log(500.0/300)/math.Log(800.0/300)*(2.1-def)},
+	}
+	for _, tt := range tests {
+		if got := c.PaceTopAt(tt.base, tt.inc, def); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("PaceTopAt(%v, %v) = %v; want %v", tt.base, tt.inc, got, tt.want)
+		}
+	}
+	var none *Calibration
+	if got := none.PaceTopAt(600, 5, def); got != def {
+		t.Errorf("nil calibration: PaceTopAt = %v; want %v", got, def)
 	}
 }

@@ -101,23 +101,30 @@ func FitThink(ctx context.Context, net nets.Net, cfg ThinkConfig) ([]calib.Think
 	return points, rows, nil
 }
 
-// KeepRecapture gives each of points the recapture factor of prev's point
-// of the same time control (calib.ThinkPoint.Recapture), where prev has
-// one: FitThink fits the scale and power only, and a factor corrected from
-// self-play (CorrectThinkSelfPlay) would otherwise be lost at each new fit.
-// It returns the controls whose factor it kept.
-func KeepRecapture(points, prev []calib.ThinkPoint) []string {
-	var kept []string
+// KeepSelfPlay gives each of points the recapture factor and the
+// time-trouble pace cap of prev's point of the same time control
+// (calib.ThinkPoint.Recapture and PaceTop), where prev has them: FitThink
+// fits the scale and power only, and what was corrected from self-play
+// (CorrectThinkSelfPlay) would otherwise be lost at each new fit. It
+// returns the controls whose factor, and whose cap, it kept.
+func KeepSelfPlay(points, prev []calib.ThinkPoint) (recapture, pace []string) {
 	for i, p := range points {
 		for _, q := range prev {
-			if q.Base == p.Base && q.Inc == p.Inc && q.Recapture != 0 {
-				points[i].Recapture = q.Recapture
-				kept = append(kept, controlKey(p))
-				break
+			if q.Base != p.Base || q.Inc != p.Inc {
+				continue
 			}
+			if q.Recapture != 0 {
+				points[i].Recapture = q.Recapture
+				recapture = append(recapture, controlKey(p))
+			}
+			if q.PaceTop != 0 {
+				points[i].PaceTop = q.PaceTop
+				pace = append(pace, controlKey(p))
+			}
+			break
 		}
 	}
-	return kept
+	return recapture, pace
 }
 
 // controlKey is p's time control as stats.Timing keys it ("60+0").
@@ -172,6 +179,15 @@ type SelfPlayRow struct {
 	RecaptureLo, RecaptureHi        float64
 	Recapture, NewRecapture         float64
 	RecaptureCorrected              bool
+	// The time-trouble pace at the same clock (stats.Timing.TroubleEarly's
+	// mean, seconds) of the humans and the engine, its moves, the 95%
+	// interval of the engine's over the games drawn again
+	// (TroubleEarlyInterval), the point's pace cap and the corrected one.
+	HumanPace, EnginePace float64
+	PaceMoves             int
+	PaceLo, PaceHi        float64
+	PaceTop, NewPaceTop   float64
+	PaceCorrected         bool
 }
 
 // Recapture factors a correction may set (calib.ThinkPoint.Recapture).
@@ -179,6 +195,14 @@ const (
 	RecaptureMin = 0.2
 	RecaptureMax = 1.5
 )
+
+// PaceTopMin is the smallest time-trouble pace cap a correction may set
+// (calib.ThinkPoint.PaceTop, seconds; the largest is calib.PaceTopMax).
+const PaceTopMin = 0.3
+
+// PaceMinMoves is how many engine moves begun with 5 to 10 s on the clock
+// a control needs before CorrectThinkSelfPlay corrects its pace cap.
+const PaceMinMoves = 30
 
 // CorrectThinkSelfPlay corrects the think-time points of c from the engine's
 // own games played with them (selfPlay: PGN of humchess match with
@@ -195,8 +219,16 @@ const (
 // (the humans' outside the 95% interval of the engine's over the games
 // drawn again, and more than stats.QuantileTolerance off): the factor
 // times the humans' ratio over the engine's, to the power 1/power, within
-// RecaptureMin..RecaptureMax. It returns the new points and a row per
-// control with games.
+// RecaptureMin..RecaptureMax. The point's time-trouble pace cap is
+// corrected likewise from the mean think time of the moves begun with 5 to
+// 10 s on the clock (stats.Timing.TroubleEarly; at least PaceMinMoves of
+// the engine's): the cap times the humans' mean over the engine's, within
+// PaceTopMin..calib.PaceTopMax. Most of those moves are played at the cap
+// (policy.Clock.Pace), the rest at half the clock beyond the reserve,
+// which the cap does not move, and an increment adds to both: the
+// correction moves the pace less than the ratio says, so it approaches
+// the humans' from the side it starts. It returns the new points and a
+// row per control with games.
 func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConfig) ([]calib.ThinkPoint, []SelfPlayRow, error) {
 	human, err := stats.RunTimingReplay("humans", cfg.Humans, "", cfg.SkipPlies, cfg.training, nil)
 	if err != nil {
@@ -242,6 +274,15 @@ func CorrectThinkSelfPlay(c *calib.Calibration, selfPlay []string, cfg ThinkConf
 			row.NewRecapture, row.RecaptureCorrected = min(max(f, RecaptureMin), RecaptureMax), true
 			points[i].Recapture = row.NewRecapture
 		}
+		row.PaceTop = c.PaceTopAt(p.Base, p.Inc, policy.PaceTop.Seconds())
+		row.NewPaceTop = row.PaceTop
+		row.HumanPace, row.EnginePace, row.PaceMoves = h.TroubleEarly.Mean(), e.TroubleEarly.Mean(), e.TroubleEarly.N()
+		row.PaceLo, row.PaceHi = e.TroubleEarlyInterval(resamples, cfg.Seed)
+		if row.PaceMoves >= PaceMinMoves && row.HumanPace > 0 && row.EnginePace > 0 && off(row.EnginePace, row.HumanPace, row.PaceLo, row.PaceHi) {
+			f := row.PaceTop * row.HumanPace / row.EnginePace
+			row.NewPaceTop, row.PaceCorrected = min(max(f, PaceTopMin), calib.PaceTopMax), true
+			points[i].PaceTop = row.NewPaceTop
+		}
 		rows = append(rows, row)
 	}
 	sort.Slice(rows, func(i, j int) bool { return controlLess(rows[i].Base, rows[i].Inc, rows[j].Base, rows[j].Inc) })
@@ -253,8 +294,8 @@ const resamples = 1000
 
 // WriteSelfPlayText prints a self-play correction's rows.
 func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
-	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks; recapture: the recapture ratio out of time trouble; 95%% intervals over the games drawn again)\n%-8s %6s | %-11s | %-11s | %-27s | %-29s | %-11s | %-11s | %-11s | %-23s | %s\n",
-		"control", "moves", "humans", "self-play", "raw median [interval]", "raw p90 [interval]", "point", "corrected", "recap hum", "recap self-play", "factor"); err != nil {
+	if _, err := fmt.Fprintf(w, "think-time points corrected from self-play (one-second resolution; raw: the engine's clocks; recapture: the recapture ratio out of time trouble; pace: the mean think time of the moves begun with 5-10 s; 95%% intervals over the games drawn again)\n%-8s %6s | %-11s | %-11s | %-27s | %-29s | %-11s | %-11s | %-11s | %-23s | %-12s | %-9s | %-28s | %s\n",
+		"control", "moves", "humans", "self-play", "raw median [interval]", "raw p90 [interval]", "point", "corrected", "recap hum", "recap self-play", "factor", "pace hum", "pace self-play (moves)", "pace top"); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -266,9 +307,14 @@ func WriteSelfPlayText(w io.Writer, rows []SelfPlayRow) error {
 		if r.RecaptureCorrected {
 			factor += fmt.Sprintf(" -> %.2f", r.NewRecapture)
 		}
-		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %6.2f [%6.2f, %6.2f] | %6.2f [%6.2f, %6.2f] | %5.2f %5.2f | %-11s | %11.2f | %5.2f [%5.2f, %5.2f] | %s\n",
+		top := fmt.Sprintf("%.2f", r.PaceTop)
+		if r.PaceCorrected {
+			top += fmt.Sprintf(" -> %.2f", r.NewPaceTop)
+		}
+		if _, err := fmt.Fprintf(w, "%-8s %6d | %4.0f / %-4.0f | %4.0f / %-4.0f | %6.2f [%6.2f, %6.2f] | %6.2f [%6.2f, %6.2f] | %5.2f %5.2f | %-11s | %11.2f | %5.2f [%5.2f, %5.2f] | %-12s | %9.2f | %5.2f [%5.2f, %5.2f] (%4d) | %s\n",
 			r.Control, r.Moves, r.HumanMedian, r.HumanP90, r.EngineMedian, r.EngineP90, r.RawMedian, r.MedianLo, r.MedianHi,
-			r.RawP90, r.P90Lo, r.P90Hi, r.Scale, r.Power, corr, r.HumanRecapture, r.EngineRecapture, r.RecaptureLo, r.RecaptureHi, factor); err != nil {
+			r.RawP90, r.P90Lo, r.P90Hi, r.Scale, r.Power, corr, r.HumanRecapture, r.EngineRecapture, r.RecaptureLo, r.RecaptureHi, factor,
+			r.HumanPace, r.EnginePace, r.PaceLo, r.PaceHi, r.PaceMoves, top); err != nil {
 			return err
 		}
 	}

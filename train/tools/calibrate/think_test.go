@@ -132,6 +132,59 @@ func TestCorrectThinkSelfPlay(t *testing.T) {
 	assert.True(t, math.IsNaN(r180.EngineRecapture), "no recapture at 180+0")
 }
 
+// troubleGame is a side's think times in a 40-ply game at base+0 that
+// reaches time trouble: its first 13 moves take the clock to 8 s, the
+// others take late seconds each.
+func troubleGame(base, late float64) func(g, i int) float64 {
+	return func(_, i int) float64 {
+		if i/2 < 13 {
+			return (base - 8) / 13
+		}
+		return late
+	}
+}
+
+// TestCorrectThinkSelfPlayPace: at 60+0 the engine plays its moves begun
+// with 5-10 s in 0.5 s (0.57 s at one-second resolution), the humans in 1 s:
+// the pace cap, the default, grows by their ratio. At 120+0 the engine
+// plays as the humans and its cap stays; with too few such moves nothing
+// is corrected.
+func TestCorrectThinkSelfPlayPace(t *testing.T) {
+	humans := []string{
+		clockGames(t, "h60", 30, 60, troubleGame(60, 1)),
+		clockGames(t, "h120", 30, 120, troubleGame(120, 1)),
+	}
+	c := &calib.Calibration{Think: []calib.ThinkPoint{
+		{Base: 60, Scale: 1},
+		{Base: 120, Scale: 1, PaceTop: 1.6},
+	}}
+	engine := []string{clockGames(t, "e60", 10, 60, troubleGame(60, 0.5)), clockGames(t, "e120", 10, 120, troubleGame(120, 1))}
+	points, rows, err := CorrectThinkSelfPlay(c, engine, ThinkConfig{Humans: humans, MinMoves: 100})
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	r60, r120 := rows[0], rows[1]
+	require.Equal(t, "60+0", r60.Control)
+	assert.InDelta(t, 1, r60.HumanPace, 1e-9)
+	assert.InDelta(t, 4.0/7, r60.EnginePace, 1e-9, "0.5 s moves from 8 s read at one-second resolution: 1, 0, 1, 0, 1, 0, 1")
+	assert.Equal(t, 140, r60.PaceMoves, "7 moves a side in 10 games")
+	assert.InDelta(t, r60.EnginePace, r60.PaceHi, 1e-9, "games alike: no spread")
+	assert.Equal(t, policy.PaceTop.Seconds(), r60.PaceTop, "played with the default cap")
+	require.True(t, r60.PaceCorrected)
+	assert.InDelta(t, policy.PaceTop.Seconds()*7/4, points[0].PaceTop, 1e-9)
+	assert.Equal(t, r60.NewPaceTop, points[0].PaceTop)
+	assert.False(t, r120.PaceCorrected)
+	assert.Equal(t, 1.6, points[1].PaceTop)
+	assert.Zero(t, c.Think[0].PaceTop, "the calibration given is not changed")
+
+	few := []string{clockGames(t, "e60few", 2, 60, troubleGame(60, 0.5))}
+	points, rows, err = CorrectThinkSelfPlay(c, few, ThinkConfig{Humans: humans, MinMoves: 100})
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	assert.Less(t, rows[0].PaceMoves, PaceMinMoves)
+	assert.False(t, rows[0].PaceCorrected)
+	assert.Zero(t, points[0].PaceTop)
+}
+
 // TestWriteSelfPlayText: a row per control; a corrected point and a
 // corrected recapture factor show their new values, others a dash or the
 // factor alone.
@@ -140,24 +193,28 @@ func TestWriteSelfPlayText(t *testing.T) {
 	rows := []SelfPlayRow{
 		{Control: "60+0", Moves: 4112, Scale: 1.2, Power: 0.96, NewScale: 1.2, NewPower: 0.96, HumanRecapture: 0.54, EngineRecapture: 0.64,
 			RecaptureLo: 0.57, RecaptureHi: 0.70, Recapture: 0.8, NewRecapture: 0.67, RecaptureCorrected: true},
-		{Control: "300+0", Moves: 2178, Scale: 1.18, Power: 0.86, NewScale: 0.76, NewPower: 1.03, Corrected: true, Recapture: 0.8, NewRecapture: 0.8},
+		{Control: "300+0", Moves: 2178, Scale: 1.18, Power: 0.86, NewScale: 0.76, NewPower: 1.03, Corrected: true, Recapture: 0.8, NewRecapture: 0.8,
+			HumanPace: 1.41, EnginePace: 1.08, PaceLo: 0.98, PaceHi: 1.19, PaceMoves: 260, PaceTop: 1.3, NewPaceTop: 1.70, PaceCorrected: true},
 	}
 	require.NoError(t, WriteSelfPlayText(&b, rows))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	require.Len(t, lines, 4, "a title, a header and a row per control")
 	assert.Contains(t, lines[2], "0.80 -> 0.67")
 	assert.Contains(t, lines[2], "0.64 [ 0.57,  0.70]")
-	assert.True(t, strings.HasSuffix(lines[3], "| 0.80"), "an uncorrected factor alone: %q", lines[3])
+	assert.Contains(t, lines[3], "| 0.80         |", "an uncorrected factor alone")
 	assert.Contains(t, lines[3], "0.76 1.03")
+	assert.True(t, strings.HasSuffix(lines[3], "1.08 [ 0.98,  1.19] ( 260) | 1.30 -> 1.70"), "a corrected pace cap: %q", lines[3])
+	assert.True(t, strings.HasSuffix(lines[2], "| 0.00"), "an uncorrected pace cap alone: %q", lines[2])
 }
 
-// TestKeepRecapture: a new fit's points take the factor of the previous
-// point of the same control; controls the previous calibration has no
-// factor for, or no point for, keep the default (0).
-func TestKeepRecapture(t *testing.T) {
+// TestKeepSelfPlay: a new fit's points take the recapture factor and the
+// pace cap of the previous point of the same control; controls the
+// previous calibration has no factor or cap for, or no point for, keep the
+// default (0).
+func TestKeepSelfPlay(t *testing.T) {
 	prev := []calib.ThinkPoint{
 		{Base: 60, Inc: 0, Scale: 1.2, Power: 0.96, Recapture: 0.72},
-		{Base: 180, Inc: 0, Scale: 1.1, Power: 0.9},
+		{Base: 180, Inc: 0, Scale: 1.1, Power: 0.9, PaceTop: 1.7},
 		{Base: 180, Inc: 2, Scale: 1.2, Power: 0.9, Recapture: 0.9},
 	}
 	points := []calib.ThinkPoint{
@@ -166,9 +223,13 @@ func TestKeepRecapture(t *testing.T) {
 		{Base: 180, Inc: 1, Scale: 1.3, Power: 0.9},
 		{Base: 600, Inc: 0, Scale: 1.26, Power: 0.88},
 	}
-	kept := KeepRecapture(points, prev)
-	assert.Equal(t, []string{"60+0"}, kept)
+	recapture, pace := KeepSelfPlay(points, prev)
+	assert.Equal(t, []string{"60+0"}, recapture)
+	assert.Equal(t, []string{"180+0"}, pace)
 	assert.Equal(t, []float64{0.72, 0, 0, 0}, []float64{points[0].Recapture, points[1].Recapture, points[2].Recapture, points[3].Recapture})
+	assert.Equal(t, []float64{0, 1.7, 0, 0}, []float64{points[0].PaceTop, points[1].PaceTop, points[2].PaceTop, points[3].PaceTop})
 	assert.Equal(t, 1.08, points[0].Scale, "the fitted scale stays")
-	assert.Empty(t, KeepRecapture(points[1:], nil))
+	recapture, pace = KeepSelfPlay(points[2:], nil)
+	assert.Empty(t, recapture)
+	assert.Empty(t, pace)
 }

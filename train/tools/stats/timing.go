@@ -59,19 +59,21 @@ type Timing struct {
 	// resampling by game: a game's moves are alike, so a set of a few tens
 	// of games is noisier than its moves' number says.
 	GameRaw [][]float64
-	// GameCalm holds each game's sums over Calm and RecaptureCalm, for
-	// RecaptureCalmInterval.
+	// GameCalm holds each game's sums over Calm, RecaptureCalm and
+	// TroubleEarly, for RecaptureCalmInterval and TroubleEarlyInterval.
 	GameCalm []CalmSums
 	// Replayed holds a replay's judged moves (RunTimingReplay), for
 	// FitThinkScale.
 	Replayed []ReplayedMove
 }
 
-// CalmSums is one game's Calm and RecaptureCalm: their moves' number and
-// total think time.
+// CalmSums is one game's Calm, RecaptureCalm and TroubleEarly: their
+// moves' number and total think time.
 type CalmSums struct {
 	Moves, Recaptures int
 	Sum, RecaptureSum float64
+	Early             int     // moves of TroubleEarly
+	EarlySum          float64 // their think time
 }
 
 // ReplayedMove is one move of a replay: the clock before it, its
@@ -206,7 +208,7 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 		if len(raws) > 0 {
 			t.GameRaw = append(t.GameRaw, raws)
 		}
-		if calm.Moves > 0 {
+		if calm.Moves > 0 || calm.Early > 0 {
 			t.GameCalm = append(t.GameCalm, calm)
 		}
 	}()
@@ -269,6 +271,8 @@ func (t *Timing) add(g *pgn.Game, sides, skip int, times []float64) {
 					t.Trouble.Add(sec)
 					if before >= TimeTrouble/2 {
 						t.TroubleEarly.Add(sec)
+						calm.Early++
+						calm.EarlySum += sec
 					}
 					k := 0
 					if !white {
@@ -437,6 +441,25 @@ func (t *Timing) RecaptureCalmInterval(resamples int, seed uint64) (lo, hi float
 			return 0, false
 		}
 		return c.RecaptureSum / float64(c.Recaptures) / (c.Sum / float64(c.Moves)), true
+	})
+}
+
+// TroubleEarlyInterval is the 95% interval of TroubleEarly's mean when the
+// set's games (GameCalm) are drawn again with replacement, resamples times
+// (seeded). NaN, NaN without games; draws without such a move are left
+// out.
+func (t *Timing) TroubleEarlyInterval(resamples int, seed uint64) (lo, hi float64) {
+	return gameBootstrap(len(t.GameCalm), resamples, rand.NewPCG(seed, 0x7465), func(draw []int) (float64, bool) {
+		var n int
+		var sum float64
+		for _, g := range draw {
+			n += t.GameCalm[g].Early
+			sum += t.GameCalm[g].EarlySum
+		}
+		if n == 0 {
+			return 0, false
+		}
+		return sum / float64(n), true
 	})
 }
 

@@ -66,6 +66,9 @@ func TestRunTiming(t *testing.T) {
 	if c.TroubleEarly.N() != 1 || c.TroubleEarly.Mean() != 2 {
 		t.Errorf("moves begun with 5-10 s: %d, mean %v; want 1 move of 2 s (4. d4 at 9 s)", c.TroubleEarly.N(), c.TroubleEarly.Mean())
 	}
+	if len(c.GameCalm) != 1 || c.GameCalm[0].Early != 1 || c.GameCalm[0].EarlySum != 2 {
+		t.Errorf("game sums %+v; want the one 5-10 s move of 2 s", c.GameCalm)
+	}
 	if c.Calm.N() != 3 {
 		t.Errorf("%d moves begun out of time trouble, want 3 (all but 4. d4)", c.Calm.N())
 	}
@@ -170,4 +173,28 @@ func TestRecaptureCalmInterval(t *testing.T) {
 	assert.Greater(t, fhi-flo, hi-lo)
 	lo2, hi2 := tm.RecaptureCalmInterval(1000, 3)
 	assert.Equal(t, [2]float64{lo, hi}, [2]float64{lo2, hi2})
+}
+
+func TestTroubleEarlyInterval(t *testing.T) {
+	var tm Timing
+	lo, hi := tm.TroubleEarlyInterval(100, 1)
+	assert.True(t, math.IsNaN(lo) && math.IsNaN(hi))
+	// Games alike: every draw gives the same mean; a game without such
+	// moves counts for nothing.
+	tm.GameCalm = []CalmSums{{Early: 4, EarlySum: 6}, {Early: 2, EarlySum: 3}, {Moves: 30, Sum: 90}}
+	lo, hi = tm.TroubleEarlyInterval(200, 1)
+	assert.InDelta(t, 1.5, lo, 1e-12)
+	assert.InDelta(t, 1.5, hi, 1e-12)
+	// Fast and slow games: the interval spans the mean of all and widens
+	// as the games get fewer.
+	tm.GameCalm = nil
+	for g := range 40 {
+		tm.GameCalm = append(tm.GameCalm, CalmSums{Early: 5, EarlySum: float64(5 * (1 + g%2))})
+	}
+	lo, hi = tm.TroubleEarlyInterval(1000, 3)
+	assert.Less(t, lo, 1.5)
+	assert.Greater(t, hi, 1.5)
+	few := Timing{GameCalm: tm.GameCalm[:6]}
+	flo, fhi := few.TroubleEarlyInterval(1000, 3)
+	assert.Greater(t, fhi-flo, hi-lo)
 }
