@@ -284,7 +284,7 @@ func correctThink(c *calib.Calibration, selfPlay []string, cfg calibrate.ThinkCo
 	if err := calibrate.WriteSelfPlayText(os.Stdout, rows); err != nil {
 		return err
 	}
-	var names, recaps, files []string
+	var names, recaps, paces, files []string
 	for _, f := range selfPlay {
 		files = append(files, filepath.Base(f))
 	}
@@ -295,6 +295,9 @@ func correctThink(c *calib.Calibration, selfPlay []string, cfg calibrate.ThinkCo
 		if r.RecaptureCorrected {
 			recaps = append(recaps, r.Control)
 		}
+		if r.PaceCorrected {
+			paces = append(paces, r.Control)
+		}
 	}
 	c.Think = points
 	if len(names) > 0 {
@@ -304,6 +307,10 @@ func correctThink(c *calib.Calibration, selfPlay []string, cfg calibrate.ThinkCo
 	if len(recaps) > 0 {
 		c.ThinkMeasured += fmt.Sprintf("; recapture factor at %s corrected from self-play games (%s) onto the humans' recapture ratio out of time trouble (calibrate -think-selfplay)",
 			strings.Join(recaps, ", "), strings.Join(files, ", "))
+	}
+	if len(paces) > 0 {
+		c.ThinkMeasured += fmt.Sprintf("; time-trouble pace cap at %s corrected from self-play games (%s) onto the humans' mean think time with 5-10 s left (calibrate -think-selfplay)",
+			strings.Join(paces, ", "), strings.Join(files, ", "))
 	}
 	return nil
 }
