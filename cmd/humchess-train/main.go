@@ -6,6 +6,7 @@
 //	humchess-train export -ckpt RUN/best.ckpt [-safetensors NET.safetensors] [-onnx NET.onnx]
 //	humchess-train grow   -ckpt RUN/last.ckpt -add N -out GROWN.ckpt
 //	humchess-train adopt  -ckpt RUN/last.ckpt -net NET.onnx -steps N -data SHARDS -out RUN/last.ckpt
+//	humchess-train average [-weights W1,W2,...] [-out AVG.ckpt] [-onnx NET.onnx] A.ckpt B.ckpt ...
 //	humchess-train presets
 //
 // SIGINT or SIGTERM saves a checkpoint and exits; after SIGKILL, -resume
@@ -20,6 +21,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/humchess/humchess/nets/transformer"
@@ -38,7 +41,7 @@ func main() {
 
 func run(args []string, log io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: humchess-train train|export|grow|adopt|presets|version [flags] (-h for each)")
+		return errors.New("usage: humchess-train train|export|grow|adopt|average|presets|version [flags] (-h for each)")
 	}
 	switch args[0] {
 	case "train":
@@ -176,6 +179,49 @@ func run(args []string, log io.Writer) error {
 		fmt.Fprintf(log, "humchess-train: %s now holds %s's weights (%d layers) at step %d (%d positions seen), AdamW moments reset; continue with train -resume -end-at N\n",
 			*out, *net, a.Layers, nc.State.Step, nc.State.Samples)
 		return nil
+	case "average":
+		fs := flag.NewFlagSet("humchess-train average", flag.ContinueOnError)
+		by := fs.String("weights", "", "comma-separated weight of each checkpoint (default: equal)")
+		out := fs.String("out", "", "write the averaged weights here as a checkpoint (for export, not for -resume)")
+		onnx := fs.String("onnx", "", "write the averaged weights here as an ONNX net")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() < 2 || (*out == "" && *onnx == "") {
+			return errors.New("average: two or more checkpoints, and at least one of -out, -onnx, are required")
+		}
+		var ws []float64
+		if *by != "" {
+			for _, f := range strings.Split(*by, ",") {
+				w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				if err != nil {
+					return fmt.Errorf("average: -weights: %q is not a number", f)
+				}
+				ws = append(ws, w)
+			}
+		}
+		var cks []*torch.Checkpoint
+		for _, p := range fs.Args() {
+			ck, err := torch.LoadCheckpoint(p)
+			if err != nil {
+				return err
+			}
+			cks = append(cks, ck)
+		}
+		avg, err := torch.Average(cks, ws)
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			if err := torch.SaveCheckpoint(*out, avg); err != nil {
+				return err
+			}
+		}
+		if err := torch.ExportCheckpoint(avg, "", *onnx); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "humchess-train: averaged %d checkpoints (%d parameters, latest step %d)\n", len(cks), avg.Arch.ParamCount(), avg.State.Step)
+		return nil
 	case "presets":
 		for _, name := range torch.Presets() {
 			c, err := torch.Preset(name)
@@ -189,5 +235,5 @@ func run(args []string, log io.Writer) error {
 		fmt.Fprintln(log, "humchess-train", version)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want train, export, grow, presets or version)", args[0])
+	return fmt.Errorf("unknown command %q (want train, export, grow, adopt, average, presets or version)", args[0])
 }

@@ -26,6 +26,10 @@ func TestRun(t *testing.T) {
 		{[]string{"train"}, "-data", ""},
 		{[]string{"train", "-preset", "huge", "-data", "x"}, "unknown preset", ""},
 		{[]string{"export"}, "-ckpt", ""},
+		{[]string{"average", "-out", "x.ckpt", "a.ckpt"}, "two or more checkpoints", ""},
+		{[]string{"average", "a.ckpt", "b.ckpt"}, "-onnx", ""},
+		{[]string{"average", "-weights", "1,x", "-out", "x.ckpt", "a.ckpt", "b.ckpt"}, "not a number", ""},
+		{[]string{"average", "-out", "x.ckpt", "missing-a.ckpt", "missing-b.ckpt"}, "missing-a.ckpt", ""},
 		{[]string{"presets"}, "", `"layers": 8`},
 		{[]string{"version"}, "", "humchess-train"},
 	} {
@@ -109,5 +113,13 @@ func TestKillResume(t *testing.T) {
 	}
 	if st, err := os.Stat(onnx); err != nil || st.Size() == 0 {
 		t.Errorf("export wrote no ONNX file: %v", err)
+	}
+	avg := filepath.Join(dir, "avg.onnx")
+	var out3 bytes.Buffer
+	if err := run([]string{"average", "-weights", "1,2", "-onnx", avg, filepath.Join(out, "best.ckpt"), filepath.Join(out, "last.ckpt")}, &out3); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(avg); err != nil || st.Size() == 0 || !strings.Contains(out3.String(), "averaged 2 checkpoints") {
+		t.Errorf("average wrote no ONNX file (%v) or said %q", err, out3.String())
 	}
 }

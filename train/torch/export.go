@@ -14,23 +14,25 @@ func Export(checkpointPath, safetensorsPath, onnxPath string) (transformer.Arch,
 	if err != nil {
 		return transformer.Arch{}, err
 	}
+	return ck.Arch, ExportCheckpoint(ck, safetensorsPath, onnxPath)
+}
+
+// ExportCheckpoint is Export for a checkpoint in memory.
+func ExportCheckpoint(ck *Checkpoint, safetensorsPath, onnxPath string) error {
 	if safetensorsPath != "" {
 		if err := transformer.SaveSafetensors(safetensorsPath, ck.Arch, ck.Weights); err != nil {
-			return ck.Arch, err
+			return err
 		}
 	}
 	if onnxPath != "" {
 		model, err := transformer.BuildONNX(ck.Arch, ck.Weights)
 		if err != nil {
-			return ck.Arch, err
+			return err
 		}
-		err = transformer.WriteFileAtomic(onnxPath, func(w io.Writer) error {
+		return transformer.WriteFileAtomic(onnxPath, func(w io.Writer) error {
 			_, err := w.Write(model)
 			return err
 		})
-		if err != nil {
-			return ck.Arch, err
-		}
 	}
-	return ck.Arch, nil
+	return nil
 }
