@@ -50,9 +50,8 @@ func Average(cks []*Checkpoint, by []float64) (*Checkpoint, error) {
 		}
 	}
 	out := transformer.Weights{}
-	acc := []float64{}
 	for _, t := range a.Tensors() {
-		acc = append(acc[:0], make([]float64, t.Size())...)
+		acc := make([]float64, t.Size())
 		for i, ck := range cks {
 			f := by[i] / sum
 			for j, x := range ck.Weights[t.Name] {
