@@ -265,12 +265,12 @@ func NewGraph(name string) *Graph {
 	}
 }
 
-// SetOpset makes the graph target default-domain opset v (13 to 21); the
+// SetOpset makes the graph target default-domain opset v (13 to 21, or 23); the
 // helpers whose signature changed (ReduceMean, Split, ...) follow it. Call it
 // before adding nodes.
 func (g *Graph) SetOpset(v int) *Graph {
-	if v < 13 || v > 21 {
-		g.fail(fmt.Errorf("%w: opset %d outside the supported 13..21", ErrBuild, v))
+	if (v < 13 || v > 21) && v != 23 {
+		g.fail(fmt.Errorf("%w: opset %d outside the supported 13..21 and 23", ErrBuild, v))
 		return g
 	}
 	g.opset = v
@@ -518,7 +518,7 @@ type Model struct {
 	ProducerName    string            // default Producer
 	ProducerVersion string
 	DocString       string
-	IRVersion       int64 // default: DefaultIRVersion for opset <= 17, 9 for opset 18..20, 10 for 21
+	IRVersion       int64 // default: DefaultIRVersion for opset <= 17, 9 for opset 18..20, 10 for 21, 11 for 23
 	ModelVersion    int64
 }
 
@@ -529,8 +529,10 @@ func irFor(opset int) int64 {
 		return DefaultIRVersion
 	case opset <= 20:
 		return 9
+	case opset <= 21:
+		return 10
 	}
-	return 10
+	return 11
 }
 
 // Marshal encodes m as an ONNX ModelProto. It fails if the graph recorded an

@@ -54,7 +54,7 @@ func TestIRVersion(t *testing.T) {
 		ir    int64
 		want  int64
 	}{
-		{17, 0, 8}, {18, 0, 9}, {20, 0, 9}, {21, 0, 10}, {18, 8, 8},
+		{17, 0, 8}, {18, 0, 9}, {20, 0, 9}, {21, 0, 10}, {23, 0, 11}, {18, 8, 8},
 	}
 	for _, tc := range tests {
 		g := NewGraph("g").SetOpset(tc.opset)
@@ -110,6 +110,11 @@ func TestBuilderErrors(t *testing.T) {
 			g.Output("w", x, Float)
 		}, `"w" is already used`},
 		{"bad opset", func(g *Graph) { g.SetOpset(7) }, "opset 7"},
+		{"opset 22", func(g *Graph) { g.SetOpset(22) }, "opset 22"},
+		{"attention below 23", func(g *Graph) {
+			x := g.Input("q", Float, 1, 4, 8)
+			g.Attention(x, x, x, "", 2, 0.5)
+		}, "needs opset 23"},
 		{"empty op", func(g *Graph) { g.Op("", nil) }, "empty op"},
 	}
 	for _, tc := range tests {

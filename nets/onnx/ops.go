@@ -182,6 +182,22 @@ func (g *Graph) Flatten(x string, axis int64) string {
 	return g.Op("Flatten", []string{x}, AttrInt("axis", axis))
 }
 
+// Attention is scaled dot-product attention (opset 23) on q, k, v of shape
+// [B,S,heads*headDim] with an optional float bias ("" for none; broadcast to [B,heads,S,S]) added
+// to the scaled scores before the softmax; it returns [B,S,heads*headDim].
+// The graph must target opset 23.
+func (g *Graph) Attention(q, k, v, bias string, heads int64, scale float32) string {
+	if g.opset < 23 {
+		g.failf("Attention needs opset 23, the graph targets %d", g.opset)
+	}
+	in := []string{q, k, v}
+	if bias != "" {
+		in = append(in, bias)
+	}
+	return g.Op("Attention", in,
+		AttrInt("q_num_heads", heads), AttrInt("kv_num_heads", heads), AttrFloat("scale", scale))
+}
+
 // Split cuts x along axis into pieces of the given sizes, returning one name
 // per piece.
 func (g *Graph) Split(x string, axis int64, sizes ...int64) []string {

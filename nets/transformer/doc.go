@@ -22,8 +22,9 @@
 //     accumulation. The move head's entry i is M[from,to] (+ U[to,piece] for
 //     an underpromotion), with (from,to,piece) = board.IndexToMove(i, true):
 //     the net sees the mover's frame.
-//   - BuildONNX writes the same computation as an ONNX model (opset 18,
-//     dynamic batch, weights as initializers) with the metadata_props of
+//   - BuildONNX writes the same computation as an ONNX model (opset 23,
+//     whose Attention op takes the smolgen bias; dynamic batch, weights as
+//     initializers) with the metadata_props of
 //     docs/ARCHITECTURE.md; the sha256 is that of the canonical safetensors
 //     bytes (WeightsSHA256). ConvertSafetensorsToONNX does file to file.
 //   - Open/OpenFile check a model's metadata (a net made for another
@@ -33,12 +34,16 @@
 //     board.MoveToIndex. Where ONNX Runtime is unavailable (no library, a
 //     build without cgo) or with BackendGo, Net runs Model.Forward on the
 //     weights read back from the ONNX initializers (WeightsFromONNX, checked
-//     against the model's sha256).
+//     against the model's sha256). A model written before opset 23 (nets
+//     exported by earlier versions) is rebuilt from its weights when it is
+//     opened for ONNX Runtime, so it runs the faster graph too.
 //
 // The golden files testdata/transformer/micro.safetensors and
 // micro_golden.json (inputs and Model.Forward outputs) pin the format and the
 // forward pass; regenerate them with
 // `go test ./nets/transformer -run TestGolden -update`.
+// testdata/transformer/tiny-opset18.onnx is a model of the older graph
+// (opset 18), written before the change; it cannot be regenerated.
 //
 // This package must not know training: it reads weights, it never learns them.
 package transformer

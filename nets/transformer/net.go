@@ -175,6 +175,7 @@ func Open(model []byte, opts Options) (*Net, error) {
 		return nil, fmt.Errorf("%w: unknown backend %q", ErrInput, opts.Backend)
 	}
 	if opts.Backend != BackendGo {
+		model := upgradeGraph(a, sum, model)
 		sess, err := ort.NewSession(model, ort.SessionOptions{
 			LibraryPath:    opts.LibraryPath,
 			IntraOpThreads: opts.Threads,
@@ -197,6 +198,26 @@ func Open(model []byte, opts Options) (*Net, error) {
 	}
 	n.backend = BackendGo
 	return n, nil
+}
+
+// upgradeGraph rebuilds a model written before BuildONNX used the opset-23
+// Attention op (its graph computes the same function, more slowly) from the
+// weights it holds. A model whose weights cannot be read back as a HumChess
+// net's runs as it is.
+func upgradeGraph(a Arch, sum string, model []byte) []byte {
+	info, err := onnx.ReadInfo(model)
+	if err != nil || info.Opsets[""] >= 23 {
+		return model
+	}
+	w, err := WeightsFromONNX(a, sum, model)
+	if err != nil {
+		return model
+	}
+	rebuilt, err := BuildONNX(a, w)
+	if err != nil {
+		return model
+	}
+	return rebuilt
 }
 
 // Backend reports the backend in use: BackendORT or BackendGo.
