@@ -32,6 +32,10 @@ func TestRunBenchErrors(t *testing.T) {
 		{[]string{"-positions", filepath.Join(t.TempDir(), "missing.txt")}, "missing.txt"},
 		{[]string{"-random", "huge"}, "unknown preset"},
 		{[]string{"-net", filepath.Join(t.TempDir(), "missing.onnx")}, "NetFile"},
+		{[]string{"-engine", "lc0", "-net", "a.onnx"}, "do not apply"},
+		{[]string{"-setoption", "Hash=16"}, "-engine only"},
+		{[]string{"-engine", "lc0", "-setoption", "Hash"}, "Name=Value"},
+		{[]string{"-engine", filepath.Join(t.TempDir(), "no-such-engine")}, "starting"},
 	} {
 		var out, errOut bytes.Buffer
 		err := runBench(tc.args, &out, &errOut)

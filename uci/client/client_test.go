@@ -21,11 +21,7 @@ func fakeEngine(t *testing.T) string {
 	return clienttest.FakeEngine(t, "../../testdata/match/fakeengine")
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clienttest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clienttest.Main(m) }
 
 func TestLimitsCommand(t *testing.T) {
 	for _, tc := range []struct {

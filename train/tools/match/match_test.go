@@ -27,11 +27,7 @@ func fakeEngine(t *testing.T) string {
 	return clienttest.FakeEngine(t, "../../../testdata/match/fakeengine")
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clienttest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clienttest.Main(m) }
 
 // readPGN parses every game of a PGN text.
 func readPGN(t *testing.T, text string) []pgn.Game {

@@ -48,6 +48,14 @@ func Cleanup() {
 	}
 }
 
+// Main is a TestMain for packages that use FakeEngine: it runs the tests,
+// removes the built engine and exits with the tests' status.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
 // Buffer is a bytes.Buffer that several goroutines (a UCI printer, engines'
 // stderr copiers) may write to while a test reads it.
 type Buffer struct {
