@@ -60,14 +60,22 @@ func BenchExternal(ctx context.Context, ps []BenchPosition, cfg ExternalBenchCon
 	if len(cfg.Command) == 0 {
 		return rep, fmt.Errorf("no engine command")
 	}
-	lim := client.Limits{Raw: cfg.Go}
-	rep.GoLine = lim.Command()
-	if rep.GoLine == "go infinite" || strings.TrimSpace(cfg.Go) == "" {
+	if strings.TrimSpace(cfg.Go) == "" {
 		return rep, fmt.Errorf("the go arguments are empty: give a limit such as \"nodes 1\"")
 	}
+	lim := client.Limits{Raw: cfg.Go}
+	rep.GoLine = lim.Command()
 	n := cfg.N
 	if n <= 0 {
 		n = len(ps)
+	}
+	games := make([]*board.Game, len(ps)) // for the legality check, built once
+	for i, p := range ps {
+		g, err := p.game()
+		if err != nil {
+			return rep, fmt.Errorf("position %d (%s): %w", i+1, p.Name, err)
+		}
+		games[i] = g
 	}
 	var stderr bytes.Buffer
 	t0 := time.Now()
@@ -91,11 +99,7 @@ func BenchExternal(ctx context.Context, ps []BenchPosition, cfg ExternalBenchCon
 		}
 	}
 	for i := range n {
-		p := ps[i%len(ps)]
-		g, err := p.game()
-		if err != nil {
-			return rep, fmt.Errorf("position %d (%s): %w", i+1, p.Name, err)
-		}
+		p, g := ps[i%len(ps)], games[i%len(ps)]
 		if err := e.Position(p.FEN, p.Moves); err != nil {
 			return rep, fmt.Errorf("position %d (%s): %w", i+1, p.Name, err)
 		}
