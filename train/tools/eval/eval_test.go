@@ -261,6 +261,11 @@ func TestRunSynthetic(t *testing.T) {
 
 	// Opponent bands: White is ~300 above Black.
 	assert.NotNil(t, rep.Row(ProtocolAll, "opponent", "-300..-201"), "white's opponent is 290-330 lower")
+	// Gap, both signs pooled: every position of these games is 290-330 apart.
+	gap := rep.Row(ProtocolAll, "gap", "200+")
+	require.NotNil(t, gap)
+	assert.Equal(t, all.Cells[0].N, gap.Cells[0].N, "both movers' positions in 200+")
+	assert.Nil(t, rep.Row(ProtocolAll, "gap", "0-99"))
 
 	var text, csvOut strings.Builder
 	require.NoError(t, rep.WriteText(&text, nil))
@@ -378,4 +383,15 @@ func readPGN(t *testing.T, text string) *pgn.Game {
 	g, err := pgn.NewReader(strings.NewReader(text)).Next()
 	require.NoError(t, err)
 	return g
+}
+
+func TestGapBucket(t *testing.T) {
+	for _, tc := range []struct {
+		d    int
+		want string
+	}{{0, "0-99"}, {99, "0-99"}, {-99, "0-99"}, {100, "100-199"}, {-199, "100-199"}, {200, "200+"}, {-200, "200+"}, {-900, "200+"}, {1500, "200+"}} {
+		b := gapBucket(tc.d)
+		assert.Equal(t, "gap", b.Dim)
+		assert.Equal(t, tc.want, b.Label, "gap %d", tc.d)
+	}
 }

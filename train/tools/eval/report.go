@@ -27,7 +27,7 @@ const (
 var ProtocolNames = [2]string{"all", "maia"}
 
 // Dimensions of the breakdown, in report order.
-var Dimensions = []string{"all", "rating", "opponent", "timeclass", "ply", "material", "clock"}
+var Dimensions = []string{"all", "rating", "opponent", "gap", "timeclass", "ply", "material", "clock"}
 
 // Bucket is one row of a breakdown: a dimension and a range of it.
 type Bucket struct {
@@ -245,9 +245,10 @@ func bucketsOf(p *Position, oppBand int) []Bucket {
 		case 4 * oppBand:
 			label = fmt.Sprintf(">=%+d", 4*oppBand)
 		}
-		out = append(out, Bucket{Dim: "opponent", Order: lo, Label: label})
+		out = append(out, Bucket{Dim: "opponent", Order: lo, Label: label}, gapBucket(d))
 	} else {
-		out = append(out, Bucket{Dim: "opponent", Order: unknownOrder, Label: "unknown"})
+		out = append(out, Bucket{Dim: "opponent", Order: unknownOrder, Label: "unknown"},
+			Bucket{Dim: "gap", Order: unknownOrder, Label: "unknown"})
 	}
 	out = append(out, Bucket{Dim: "timeclass", Order: int(p.Class), Label: p.Class.String()})
 	plyEdges := []int{0, 10, 20, 30, 40, 60, 80, 120}
@@ -269,6 +270,19 @@ func bucketsOf(p *Position, oppBand int) []Bucket {
 	out = append(out, Bucket{Dim: "material", Order: -m, Label: ml})
 	out = append(out, clockBucket(p.MoverClock))
 	return out
+}
+
+// gapBucket pools the rating gap d (opponent minus mover) over both signs:
+// the large gaps, where Maia (one net per band, blind to the opponent) has
+// no input to go on, are few in each signed opponent band.
+func gapBucket(d int) Bucket {
+	switch g := max(d, -d); {
+	case g < 100:
+		return Bucket{Dim: "gap", Order: 0, Label: "0-99"}
+	case g < 200:
+		return Bucket{Dim: "gap", Order: 100, Label: "100-199"}
+	}
+	return Bucket{Dim: "gap", Order: 200, Label: "200+"}
 }
 
 func clockBucket(c float64) Bucket {
