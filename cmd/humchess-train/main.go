@@ -75,14 +75,20 @@ func run(args []string, log io.Writer) error {
 		if newData && !resume {
 			return errors.New("train: -new-data continues a run on another shard set: use it with -resume")
 		}
-		// A resumed run keeps its own precision unless -precision is given.
-		precision := ""
+		// A resumed run keeps its own configuration except the precision and
+		// the distillation mixes, when given.
+		opts := torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData}
 		trainFlags.Visit(func(f *flag.Flag) {
-			if f.Name == "precision" {
-				precision = cfg.Precision
+			switch f.Name {
+			case "precision":
+				opts.Precision = cfg.Precision
+			case "distill-mix":
+				opts.DistillMix = &cfg.DistillMix
+			case "distill-wdl-mix":
+				opts.DistillWDLMix = &cfg.DistillWDLMix
 			}
 		})
-		sum, err := torch.Run(ctx, cfg, torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData, Precision: precision})
+		sum, err := torch.Run(ctx, cfg, opts)
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(log, "humchess-train: interrupted at step %d; checkpoint saved, continue with -resume\n", sum.Step)
 			return nil

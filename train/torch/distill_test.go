@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/sugarme/gotch"
 
 	"github.com/humchess/humchess/board"
@@ -228,4 +230,38 @@ func TestDistill(t *testing.T) {
 	if !(klDistill < 0.6*klPlayed) {
 		t.Errorf("distilled KL %.4f is not well below the played-move run's %.4f", klDistill, klPlayed)
 	}
+}
+
+// TestResumeDistillMix checks that Options.DistillMix and DistillWDLMix
+// replace a resumed run's mixes (and the checkpoints then carry them), that
+// a resume without them keeps the run's, and that a mix outside 0..1 is
+// refused.
+func TestResumeDistillMix(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.ValPositions, c.Warmup = 6, 1, 0, 2
+	c.DistillMix, c.DistillWDLMix = 0.5, 0.5
+	_, err := Run(context.Background(), c, Options{AfterStep: stopAt(2)})
+	require.ErrorIs(t, err, ErrStopped)
+	resumed := c
+	resumed.DistillMix = 1 // what the flags say when -distill-mix is not given: ignored
+	_, err = Run(context.Background(), resumed, Options{Resume: true, AfterStep: stopAt(3)})
+	require.ErrorIs(t, err, ErrStopped)
+	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, 0.5, ck.State.Config.DistillMix, "the run keeps its mix")
+
+	mix, wdl := 0.1, 0.25
+	var log strings.Builder
+	_, err = Run(context.Background(), resumed, Options{Resume: true, DistillMix: &mix, DistillWDLMix: &wdl, Log: &log, AfterStep: stopAt(4)})
+	require.ErrorIs(t, err, ErrStopped)
+	ck, err = LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, 0.1, ck.State.Config.DistillMix)
+	assert.Equal(t, 0.25, ck.State.Config.DistillWDLMix)
+	assert.Contains(t, log.String(), "distill_mix 0.10 instead of the run's 0.50")
+	assert.Contains(t, log.String(), "distill_wdl_mix 0.25 instead of the run's 0.50")
+
+	bad := 1.5
+	_, err = Run(context.Background(), resumed, Options{Resume: true, DistillMix: &bad})
+	require.ErrorIs(t, err, ErrConfig)
 }

@@ -57,6 +57,11 @@ type Options struct {
 	// (Config.Precision): like the threads, it belongs to the machine (bf16
 	// autocast pays only where the hardware has bf16 arithmetic).
 	Precision string
+	// DistillMix and DistillWDLMix, with Resume, when not nil, replace the
+	// run's distill_mix and distill_wdl_mix from the next step on: a run
+	// distilled from a teacher it has outgrown can finish on the played
+	// moves and results. The checkpoints carry the new weights.
+	DistillMix, DistillWDLMix *float64
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -195,6 +200,14 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		if p := r.opts.Precision; p != "" && p != c.Precision {
 			r.logf("humchess-train: precision %s instead of the run's %s", p, c.Precision)
 			c.Precision = p
+		}
+		if m := r.opts.DistillMix; m != nil && *m != c.DistillMix {
+			r.logf("humchess-train: distill_mix %.2f instead of the run's %.2f", *m, c.DistillMix)
+			c.DistillMix = *m
+		}
+		if m := r.opts.DistillWDLMix; m != nil && *m != c.DistillWDLMix {
+			r.logf("humchess-train: distill_wdl_mix %.2f instead of the run's %.2f", *m, c.DistillWDLMix)
+			c.DistillWDLMix = *m
 		}
 		switch end, at := r.opts.EndAt, ck.State.Step; {
 		case r.opts.Restart && end <= at:
