@@ -185,6 +185,15 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.log, format+"\n", args...)
 }
 
+// override sets a resumed run's configuration value *dst to *v when v is
+// given and differs, and says so.
+func (r *runner) override(name string, v *float64, dst *float64) {
+	if v != nil && *v != *dst {
+		r.logf("humchess-train: %s %.2f instead of the run's %.2f", name, *v, *dst)
+		*dst = *v
+	}
+}
+
 func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) {
 	defer recoverTorch(&err)
 	var ck *Checkpoint
@@ -201,14 +210,8 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 			r.logf("humchess-train: precision %s instead of the run's %s", p, c.Precision)
 			c.Precision = p
 		}
-		if m := r.opts.DistillMix; m != nil && *m != c.DistillMix {
-			r.logf("humchess-train: distill_mix %.2f instead of the run's %.2f", *m, c.DistillMix)
-			c.DistillMix = *m
-		}
-		if m := r.opts.DistillWDLMix; m != nil && *m != c.DistillWDLMix {
-			r.logf("humchess-train: distill_wdl_mix %.2f instead of the run's %.2f", *m, c.DistillWDLMix)
-			c.DistillWDLMix = *m
-		}
+		r.override("distill_mix", r.opts.DistillMix, &c.DistillMix)
+		r.override("distill_wdl_mix", r.opts.DistillWDLMix, &c.DistillWDLMix)
 		switch end, at := r.opts.EndAt, ck.State.Step; {
 		case r.opts.Restart && end <= at:
 			return nil, fmt.Errorf("%w: a restart needs -end-at past the step reached (%d), got %d", ErrConfig, at, end)
