@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/nets/calib"
 	"github.com/humchess/humchess/nets/ort"
 	"github.com/humchess/humchess/nets/transformer"
 
@@ -149,4 +150,12 @@ func TestDefault(t *testing.T) {
 	out := evalStart(t, n)
 	assert.Len(t, out.WDL, 3)
 	assert.Len(t, out.Time, board.NumThinkBins)
+
+	// A new default net ships its own UCI_Elo calibration
+	// (nets/calib/shipped); without it UCI_Elo falls back to raw settings.
+	c, err := calib.Shipped(n.Info().Hash)
+	require.NoError(t, err)
+	require.NotNil(t, c, "no calibration in nets/calib/shipped for the embedded net %s: run humchess calibrate and copy it there", name)
+	assert.Equal(t, n.Info().Hash, c.NetHash)
+	assert.Equal(t, "hc-"+n.Info().ShortHash(), c.Net)
 }
