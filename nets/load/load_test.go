@@ -156,6 +156,5 @@ func TestDefault(t *testing.T) {
 	c, err := calib.Shipped(n.Info().Hash)
 	require.NoError(t, err)
 	require.NotNil(t, c, "no calibration in nets/calib/shipped for the embedded net %s: run humchess calibrate and copy it there", name)
-	assert.Equal(t, n.Info().Hash, c.NetHash)
-	assert.Equal(t, "hc-"+n.Info().ShortHash(), c.Net)
+	assert.Equal(t, "hc-"+n.Info().ShortHash(), c.Net) // Shipped matched on the hash already
 }
