@@ -95,6 +95,66 @@ func TestCalibrationMapsStrength(t *testing.T) {
 	}
 }
 
+// TestCalibrationByTimeClass: a calibration's class points play the games
+// whose time control (from the first go's clocks, or the TimeControl
+// option) falls in their range; every other game, and a game without a
+// known control, plays by the base points.
+func TestCalibrationByTimeClass(t *testing.T) {
+	hash := nets.NewFake(1).Info().Hash
+	netFile := filepath.Join(t.TempDir(), "net.onnx")
+	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: hash, TimeClass: "blitz 180+2", Points: []calib.Point{
+		{Elo: 1600, Rating: 1500, Temperature: 0.5, TopP: 1, BlunderScale: 0.4},
+	}, Classes: []calib.ClassPoints{{TimeClass: "rapid 600+0", MinSeconds: 480, MaxSeconds: 1500, Points: []calib.Point{
+		{Elo: 1600, Rating: 1700, Temperature: 1.5, TopP: 1, BlunderScale: 2},
+	}}}}
+	if err := c.WriteFile(calib.PathFor(netFile)); err != nil {
+		t.Fatal(err)
+	}
+	blitz := []string{"context mover 1500 opponent 1500", "temperature 0.50 top-p 1.00 filter scale 0.40", "calibration fake-1, blitz 180+2"}
+	rapid := []string{"context mover 1700 opponent 1700", "temperature 1.50 top-p 1.00 filter scale 2.00", "calibration fake-1, rapid 600+0"}
+	clocks := func(base, inc time.Duration) uci.Limits {
+		return uci.Limits{WTime: base, BTime: base, WInc: inc, BInc: inc}
+	}
+	none := uci.Limits{WTime: -1, BTime: -1, WInc: -1, BInc: -1}
+	tests := []struct {
+		name   string
+		option int // the TimeControl option, seconds
+		lim    uci.Limits
+		want   []string
+	}{
+		{"blitz clocks", 0, clocks(180*time.Second, 2*time.Second), blitz},
+		{"rapid clocks", 0, clocks(600*time.Second, 0), rapid},
+		{"rapid by increment (300+5)", 0, clocks(300*time.Second, 5*time.Second), rapid},
+		{"classical: outside every class", 0, clocks(1800*time.Second, 0), blitz},
+		{"no clocks, no control", 0, none, blitz},
+		{"no clocks, TimeControl 900", 900, none, rapid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(func(string, int) (nets.Net, error) { return nets.NewFake(1), nil })
+			defer e.Close()
+			o := uci.DefaultOptions()
+			o.NetFile, o.Elo, o.OpponentElo, o.HumanTiming, o.Seed, o.TimeControl = netFile, 1600, 1600, false, 1, tt.option
+			if err := e.Configure(o); err != nil {
+				t.Fatalf("Configure: %v", err)
+			}
+			if err := e.Ready(); err != nil {
+				t.Fatalf("Ready: %v", err)
+			}
+			res, err := e.Think(context.Background(), tt.lim)
+			if err != nil {
+				t.Fatalf("Think: %v", err)
+			}
+			notes := strings.Join(res.Notes, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(notes, w) {
+					t.Errorf("notes lack %q:\n%s", w, notes)
+				}
+			}
+		})
+	}
+}
+
 // calibratedThink writes c beside a fake net's file and returns a
 // HumanTiming think time and the notes for the position given, with
 // Calibration on or off (seed 1, TimeControl 1800).

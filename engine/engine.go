@@ -187,9 +187,10 @@ var findCalibration = calib.For
 // strength returns the ratings to give the net for the options' UCI_Elo and
 // opponent, and sets p's temperature, top-p and filter scale: through the
 // net's calibration when the Calibration option is on and the net has one
-// (the options' Temperature, BlunderThreshold multiply the calibrated
-// values, TopP caps them), else as the options say.
-func (e *Engine) strength(o uci.Options, p *policy.Params) (mover, opp int, err error) {
+// (the points of the game's time class, base and inc seconds: see
+// calib.Calibration.ForControl; the options' Temperature, BlunderThreshold
+// multiply the calibrated values, TopP caps them), else as the options say.
+func (e *Engine) strength(o uci.Options, p *policy.Params, base, inc float64) (mover, opp int, err error) {
 	mover, opp = o.Elo, o.OpponentRating()
 	if !o.Calibration {
 		return mover, opp, nil
@@ -200,13 +201,14 @@ func (e *Engine) strength(o uci.Options, p *policy.Params) (mover, opp int, err 
 	if e.cal == nil {
 		return mover, opp, nil
 	}
-	pt := e.cal.At(mover)
+	cal := e.cal.ForControl(base, inc)
+	pt := cal.At(mover)
 	p.Temperature *= pt.Temperature
 	p.TopP = min(p.TopP, pt.TopP)
 	p.BlunderScale *= pt.BlunderScale
 	p.Candidates = pt.Candidates
 	p.Focus = pt.Focus
-	return int(math.Round(pt.Rating)), int(math.Round(e.cal.At(opp).Rating)), nil
+	return int(math.Round(pt.Rating)), int(math.Round(cal.At(opp).Rating)), nil
 }
 
 // thinkAt is the calibration's think-time scale, power, recapture factor
@@ -312,15 +314,20 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 		res.Errors = append(res.Errors, errors.New("searchmoves: no legal move given; choosing among all moves"))
 	}
 
-	moverElo, oppElo, err := e.strength(o, &p)
+	clocks := policy.GUIClocks{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	setting := policy.Setting{
+		MoverElo: o.Elo, OppElo: o.OpponentRating(),
+		Base: time.Duration(o.TimeControl) * time.Second, Inc: time.Duration(o.Increment) * time.Second,
+	}
+	// The game's time control (as the net will see it) picks the
+	// calibration's time class; the calibrated ratings then go to the net.
+	bctx := e.clock.Context(clocks, g.WhiteToMove(), setting)
+	moverElo, oppElo, err := e.strength(o, &p, float64(bctx.Base), float64(bctx.Inc))
 	if err != nil {
 		return res, err
 	}
-	clocks := policy.GUIClocks{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
-	bctx := e.clock.Context(clocks, g.WhiteToMove(), policy.Setting{
-		MoverElo: moverElo, OppElo: oppElo,
-		Base: time.Duration(o.TimeControl) * time.Second, Inc: time.Duration(o.Increment) * time.Second,
-	})
+	setting.MoverElo, setting.OppElo = moverElo, oppElo
+	bctx = e.clock.Context(clocks, g.WhiteToMove(), setting)
 
 	rng := e.rng
 	if o.Seed != 0 {
@@ -370,7 +377,7 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 
 	res.Notes = append(res.Notes,
 		"net "+net.Info().String(),
-		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, e.cal)),
+		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, e.cal.ForControl(float64(bctx.Base), float64(bctx.Inc)))),
 		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs think scale %.2f power %.2f recapture %.2f pace top %.2fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock,
 			thinkScale, thinkPower, recapture, paceTop.Seconds()),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),
@@ -391,7 +398,8 @@ func line(c policy.Candidate, ch policy.Choice) uci.Line {
 	return l
 }
 
-// calNote says which calibration strength used.
+// calNote says which calibration strength used (c: the points of the game's
+// time class).
 func calNote(o uci.Options, c *calib.Calibration) string {
 	switch {
 	case !o.Calibration:

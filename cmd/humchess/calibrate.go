@@ -34,7 +34,7 @@ func runCalibrate(args []string) error {
 	humans := fs.String("humans", "../shared/data/lichess-2022-06-2500.pgn.zst,../shared/data/online-misc-18k.pgn.zst", "human games, comma-separated PGN files")
 	site := fs.String("human-site", "lichess.org", "keep human games whose Site contains this (one rating pool)")
 	perBand := fs.Int("humans-per-band", 60, "human games judged per 200-point band of the players' mean rating")
-	tc := fs.String("tc", "180+2", "the games' time control (the net sees these clocks, run down like a human's)")
+	tc := fs.String("tc", "180+2", "the games' time control (the net sees these clocks, run down like a human's); its time class's points are fitted: with a -start whose base points are of another class, they are written as that class's points beside the base ones")
 	openings := fs.String("openings", "../shared/data/lichess-2022-06-2500.pgn.zst", "openings: a PGN whose games' first -opening-plies moves start the games")
 	openPlies := fs.Int("opening-plies", 8, "plies taken from each opening game (and left out of the humans' profile)")
 	seed := fs.Uint64("seed", 1, "shuffle of the openings")
@@ -54,7 +54,7 @@ func runCalibrate(args []string) error {
 	judgeNodes := fs.Int64("judge-nodes", 10000, "Stockfish nodes per judged position (fixed: the profile is reproducible)")
 	filterPos := fs.Int("filter-positions", 100, "positions timed for the blunder filter's cost")
 	workers := fs.Int("workers", 2, "games at once and judging processes")
-	start := fs.String("start", "", "start from this calibration file, this net's or another's (default: none, UCI_Elo to the net as is)")
+	start := fs.String("start", "", "start from this calibration file, this net's or another's: its points for -tc's time class, else its base points (default: none, UCI_Elo to the net as is)")
 	install := fs.Bool("install", false, "copy the fitted calibration beside NET (calib.PathFor)")
 	think := fs.Bool("think", true, "also fit the think-time scale by time control: replay -think-humans' training games with NET's think time and scale it to the humans'")
 	thinkOnly := fs.Bool("think-only", false, "only fit the think-time scale (no games): the UCI_Elo points are -start's, else the calibration NET already has")
@@ -150,10 +150,10 @@ func runCalibrate(args []string) error {
 		}
 	}
 	rep, err := calibrate.Run(ctx, cfg)
-	if rep != nil && rep.Final != nil && err == nil && *think {
-		err = fitThink(ctx, netFile, rep.Final, tcfg)
+	if rep != nil && rep.Written != nil && err == nil && *think {
+		err = fitThink(ctx, netFile, rep.Written, tcfg)
 		if err == nil {
-			err = rep.Final.WriteFile(filepath.Join(*out, info.Name+".calib.json"))
+			err = rep.Written.WriteFile(filepath.Join(*out, info.Name+".calib.json"))
 		}
 	}
 	if rep != nil {
@@ -167,11 +167,11 @@ func runCalibrate(args []string) error {
 		for _, p := range pngs {
 			fmt.Printf("wrote %s\n", p)
 		}
-		if rep.Final != nil {
+		if rep.Written != nil {
 			fmt.Printf("wrote %s\n", filepath.Join(*out, info.Name+".calib.json"))
 			if *install && err == nil {
 				dst := calib.PathFor(netFile)
-				if ierr := rep.Final.WriteFile(dst); ierr != nil {
+				if ierr := rep.Written.WriteFile(dst); ierr != nil {
 					return ierr
 				}
 				fmt.Printf("installed %s\n", dst)

@@ -53,11 +53,80 @@ type Calibration struct {
 	// Stockfish budget, the games played; free text.
 	Measured string  `json:"measured"`
 	Points   []Point `json:"points"` // by increasing Elo
+	// Classes are points fitted in games of other time classes: a game
+	// whose time control falls in one's range plays by its points
+	// (ForControl), every other game by Points.
+	Classes []ClassPoints `json:"classes,omitempty"`
 	// Think scales the think-time head's draws by time control, so the
 	// engine spends its clock as humans of that control do; none = 1
 	// everywhere. ThinkMeasured says how it was fitted; free text.
 	Think         []ThinkPoint `json:"think,omitempty"`
 	ThinkMeasured string       `json:"think_measured,omitempty"`
+}
+
+// ClassPoints are the UCI_Elo points fitted in games of one time class.
+// They apply to the time controls whose estimated duration, base + 40 x
+// increment seconds (ThinkPoint.Duration), is at least MinSeconds and
+// under MaxSeconds (0: no upper end).
+type ClassPoints struct {
+	TimeClass  string  `json:"time_class"` // the games they were fitted on, e.g. "rapid 600+0"
+	MinSeconds float64 `json:"min_seconds"`
+	MaxSeconds float64 `json:"max_seconds"`
+	Measured   string  `json:"measured"` // how; free text
+	Points     []Point `json:"points"`   // by increasing Elo
+}
+
+// holds says whether a game of estimated duration d seconds is in the range.
+func (p ClassPoints) holds(d float64) bool {
+	return d >= p.MinSeconds && (p.MaxSeconds == 0 || d < p.MaxSeconds)
+}
+
+// overlaps says whether two ranges share a duration.
+func (p ClassPoints) overlaps(q ClassPoints) bool {
+	below := func(a, b ClassPoints) bool { return a.MaxSeconds != 0 && a.MaxSeconds <= b.MinSeconds } // a wholly below b
+	return !below(p, q) && !below(q, p)
+}
+
+// ForControl returns the calibration a game of time control base+inc
+// (seconds) plays by: c with Points, TimeClass and Measured of the class
+// whose range holds the control's estimated duration; c itself when none
+// does, the base is unknown (0 or below) or c is nil.
+func (c *Calibration) ForControl(base, inc float64) *Calibration {
+	if c == nil || !(base > 0) || !finite(base) {
+		return c
+	}
+	inc = max(inc, 0)
+	if !finite(inc) {
+		inc = 0
+	}
+	d := base + 40*inc
+	for _, cp := range c.Classes {
+		if cp.holds(d) {
+			out := *c
+			out.Points, out.TimeClass, out.Measured, out.Classes = cp.Points, cp.TimeClass, cp.Measured, nil
+			return &out
+		}
+	}
+	return c
+}
+
+// WithClass returns a copy of c with cp among its Classes, replacing the
+// class of the same range; cp's range may not overlap another class's.
+func (c *Calibration) WithClass(cp ClassPoints) (*Calibration, error) {
+	out := *c
+	out.Classes = nil
+	for _, q := range c.Classes {
+		if q.MinSeconds == cp.MinSeconds && q.MaxSeconds == cp.MaxSeconds {
+			continue
+		}
+		out.Classes = append(out.Classes, q)
+	}
+	out.Classes = append(out.Classes, cp)
+	sort.SliceStable(out.Classes, func(i, j int) bool { return out.Classes[i].MinSeconds < out.Classes[j].MinSeconds })
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ThinkPoint is the think-time scale at one time control.
@@ -185,22 +254,25 @@ func (c *Calibration) Validate() error {
 	case len(c.Points) == 0:
 		return bad("no points")
 	}
-	for i, p := range c.Points {
+	if err := validPoints(c.Points, ""); err != nil {
+		return err
+	}
+	for i, cp := range c.Classes {
+		where := fmt.Sprintf("class %q: ", cp.TimeClass)
 		switch {
-		case i > 0 && p.Elo <= c.Points[i-1].Elo:
-			return bad("points not in increasing elo order at %d", p.Elo)
-		case !finite(p.Rating) || p.Rating <= 0:
-			return bad("elo %d: rating %v", p.Elo, p.Rating)
-		case !finite(p.Temperature) || p.Temperature < 0:
-			return bad("elo %d: temperature %v", p.Elo, p.Temperature)
-		case !finite(p.TopP) || p.TopP <= 0 || p.TopP > 1:
-			return bad("elo %d: top_p %v not in (0, 1]", p.Elo, p.TopP)
-		case !finite(p.BlunderScale) || p.BlunderScale < 0:
-			return bad("elo %d: blunder_scale %v", p.Elo, p.BlunderScale)
-		case p.Candidates < 0:
-			return bad("elo %d: candidates %d", p.Elo, p.Candidates)
-		case !finite(p.Focus) || p.Focus < 0:
-			return bad("elo %d: focus %v", p.Elo, p.Focus)
+		case !finite(cp.MinSeconds) || cp.MinSeconds < 0 || !finite(cp.MaxSeconds) || cp.MaxSeconds < 0 ||
+			(cp.MaxSeconds != 0 && cp.MaxSeconds <= cp.MinSeconds):
+			return bad("%srange [%v, %v) seconds", where, cp.MinSeconds, cp.MaxSeconds)
+		case len(cp.Points) == 0:
+			return bad("%sno points", where)
+		}
+		for _, q := range c.Classes[:i] {
+			if cp.overlaps(q) {
+				return bad("%soverlaps class %q", where, q.TimeClass)
+			}
+		}
+		if err := validPoints(cp.Points, where); err != nil {
+			return err
 		}
 	}
 	for _, p := range c.Think {
@@ -215,6 +287,32 @@ func (c *Calibration) Validate() error {
 			return bad("think %v+%v: recapture %v", p.Base, p.Inc, p.Recapture)
 		case !finite(p.PaceTop) || p.PaceTop < 0 || p.PaceTop > PaceTopMax:
 			return bad("think %v+%v: pace_top %v not in [0, %v]", p.Base, p.Inc, p.PaceTop, PaceTopMax)
+		}
+	}
+	return nil
+}
+
+// validPoints checks points' order and ranges; where prefixes the message.
+func validPoints(ps []Point, where string) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s%s", ErrBad, where, fmt.Sprintf(format, a...))
+	}
+	for i, p := range ps {
+		switch {
+		case i > 0 && p.Elo <= ps[i-1].Elo:
+			return bad("points not in increasing elo order at %d", p.Elo)
+		case !finite(p.Rating) || p.Rating <= 0:
+			return bad("elo %d: rating %v", p.Elo, p.Rating)
+		case !finite(p.Temperature) || p.Temperature < 0:
+			return bad("elo %d: temperature %v", p.Elo, p.Temperature)
+		case !finite(p.TopP) || p.TopP <= 0 || p.TopP > 1:
+			return bad("elo %d: top_p %v not in (0, 1]", p.Elo, p.TopP)
+		case !finite(p.BlunderScale) || p.BlunderScale < 0:
+			return bad("elo %d: blunder_scale %v", p.Elo, p.BlunderScale)
+		case p.Candidates < 0:
+			return bad("elo %d: candidates %d", p.Elo, p.Candidates)
+		case !finite(p.Focus) || p.Focus < 0:
+			return bad("elo %d: focus %v", p.Elo, p.Focus)
 		}
 	}
 	return nil

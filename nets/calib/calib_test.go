@@ -20,6 +20,14 @@ func sample() *Calibration {
 		{Base: 300, Inc: 0, Scale: 0.8, Power: 0.9, Recapture: 0.6, Moves: 3000},
 		{Base: 600, Inc: 5, Scale: 0.6, Power: 0.8, PaceTop: 2.1, Moves: 3000}, // duration 800
 		{Base: 180, Inc: 2, Scale: 1.0, Moves: 3000},                           // duration 260: out of order on purpose
+	}, Classes: []ClassPoints{
+		{TimeClass: "bullet 60+0", MinSeconds: 30, MaxSeconds: 180, Points: []Point{
+			{Elo: 1000, Rating: 900, Temperature: 2, TopP: 1, BlunderScale: 3},
+		}},
+		{TimeClass: "rapid 600+0", MinSeconds: 480, MaxSeconds: 1500, Measured: "rapid games", Points: []Point{
+			{Elo: 800, Rating: 800, Temperature: 1.5, TopP: 1, BlunderScale: 2},
+			{Elo: 2400, Rating: 2400, Temperature: 0.2, TopP: 1, BlunderScale: 0.2},
+		}},
 	}}
 }
 
@@ -69,6 +77,14 @@ func TestValidate(t *testing.T) {
 		{"candidates", func(c *Calibration) { c.Points[0].Candidates = -1 }},
 		{"focus", func(c *Calibration) { c.Points[2].Focus = math.Inf(1) }},
 		{"negative focus", func(c *Calibration) { c.Points[2].Focus = -0.5 }},
+		{"class range", func(c *Calibration) { c.Classes[1].MaxSeconds = 400 }},
+		{"class range NaN", func(c *Calibration) { c.Classes[0].MinSeconds = math.NaN() }},
+		{"class negative", func(c *Calibration) { c.Classes[0].MinSeconds = -1 }},
+		{"class overlap", func(c *Calibration) { c.Classes[1].MinSeconds = 100 }},
+		{"class overlap open end", func(c *Calibration) { c.Classes[0].MaxSeconds = 0 }},
+		{"class no points", func(c *Calibration) { c.Classes[1].Points = nil }},
+		{"class order", func(c *Calibration) { c.Classes[1].Points[1].Elo = 800 }},
+		{"class temperature", func(c *Calibration) { c.Classes[1].Points[0].Temperature = -1 }},
 		{"think base", func(c *Calibration) { c.Think[0].Base = 0 }},
 		{"think inc", func(c *Calibration) { c.Think[0].Inc = -1 }},
 		{"think scale", func(c *Calibration) { c.Think[1].Scale = 0 }},
@@ -89,6 +105,70 @@ func TestValidate(t *testing.T) {
 		if err := c.Validate(); !errors.Is(err, ErrBad) {
 			t.Errorf("%s: Validate = %v, want ErrBad", tt.name, err)
 		}
+	}
+}
+
+func TestForControl(t *testing.T) {
+	c := sample()
+	tests := []struct {
+		name      string
+		base, inc float64
+		class     string // TimeClass of the points played by
+		temp      float64
+	}{
+		{"blitz: the base points", 180, 2, "blitz 180+2", 0.75},
+		{"rapid 600+0", 600, 0, "rapid 600+0", 1.5 + (0.2-1.5)*0.25},
+		{"rapid by increment: 300+5 lasts 500 s", 300, 5, "rapid 600+0", 1.5 + (0.2-1.5)*0.25},
+		{"rapid range's lower end", 480, 0, "rapid 600+0", 1.5 + (0.2-1.5)*0.25},
+		{"range's upper end is outside", 1500, 0, "blitz 180+2", 0.75},
+		{"bullet", 60, 0, "bullet 60+0", 2},
+		{"under bullet's range", 15, 0, "blitz 180+2", 0.75},
+		{"unknown base", -1, 0, "blitz 180+2", 0.75},
+		{"NaN base", math.NaN(), 0, "blitz 180+2", 0.75},
+		{"infinite increment read as none", 60, math.Inf(1), "bullet 60+0", 2},
+	}
+	for _, tt := range tests {
+		got := c.ForControl(tt.base, tt.inc)
+		if got.TimeClass != tt.class || !close(got.At(1200).Temperature, tt.temp) {
+			t.Errorf("%s: ForControl(%v, %v) plays %q, temperature at 1200 %v; want %q, %v",
+				tt.name, tt.base, tt.inc, got.TimeClass, got.At(1200).Temperature, tt.class, tt.temp)
+		}
+		if got.NetHash != c.NetHash || len(got.Think) != len(c.Think) {
+			t.Errorf("%s: ForControl lost the net hash or the think points", tt.name)
+		}
+	}
+	if got := c.ForControl(600, 0); got.Measured != "rapid games" || got.Classes != nil {
+		t.Errorf("ForControl(600, 0): measured %q, classes %v; want the class's, none", got.Measured, got.Classes)
+	}
+	var none *Calibration
+	if got := none.ForControl(600, 0); got != nil {
+		t.Errorf("nil.ForControl = %v, want nil", got)
+	}
+}
+
+func TestWithClass(t *testing.T) {
+	c := sample()
+	rapid := ClassPoints{TimeClass: "rapid 900+10", MinSeconds: 480, MaxSeconds: 1500, Points: []Point{Identity(1500)}}
+	got, err := c.WithClass(rapid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Classes) != 2 || got.Classes[1].TimeClass != "rapid 900+10" || got.Classes[0].TimeClass != "bullet 60+0" {
+		t.Errorf("WithClass(rapid) classes = %+v, want bullet and the new rapid", got.Classes)
+	}
+	if len(c.Classes) != 2 || c.Classes[1].TimeClass != "rapid 600+0" {
+		t.Errorf("WithClass changed its receiver: %+v", c.Classes)
+	}
+	classical := ClassPoints{TimeClass: "classical 1800+0", MinSeconds: 1500, Points: []Point{Identity(1500)}}
+	got, err = got.WithClass(classical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Classes); n != 3 || got.Classes[2].TimeClass != "classical 1800+0" {
+		t.Errorf("WithClass(classical) classes = %+v, want three in order", got.Classes)
+	}
+	if _, err := c.WithClass(ClassPoints{TimeClass: "overlapping", MinSeconds: 100, MaxSeconds: 500, Points: []Point{Identity(1500)}}); !errors.Is(err, ErrBad) {
+		t.Errorf("WithClass(overlapping) = %v, want ErrBad", err)
 	}
 }
 

@@ -51,25 +51,45 @@ func EstimatedSeconds(tc pgn.TimeControl) float64 {
 	return tc.Base + 40*tc.Increment
 }
 
+// classStarts are the estimated durations, in seconds, at which the
+// clocked classes begin (UltraBullet at 0); Classical has no upper end.
+var classStarts = [...]struct {
+	class TimeClass
+	from  float64
+}{{UltraBullet, 0}, {Bullet, 30}, {Blitz, 180}, {Rapid, 480}, {Classical, 1500}}
+
 // ClassOf returns the time class of a time control.
 func ClassOf(tc pgn.TimeControl) TimeClass {
 	if tc.Correspondence {
 		return Correspondence
 	}
 	est := EstimatedSeconds(tc)
-	switch {
-	case est < 0:
+	if est < 0 {
 		return UnknownClass
-	case est < 30:
-		return UltraBullet
-	case est < 180:
-		return Bullet
-	case est < 480:
-		return Blitz
-	case est < 1500:
-		return Rapid
 	}
-	return Classical
+	c := UltraBullet
+	for _, s := range classStarts {
+		if est >= s.from {
+			c = s.class
+		}
+	}
+	return c
+}
+
+// Seconds returns the range of estimated durations of a clocked class:
+// at least lo and under hi seconds, hi 0 for Classical (no upper end);
+// ok is false for the unknown class and correspondence.
+func (c TimeClass) Seconds() (lo, hi float64, ok bool) {
+	for i, s := range classStarts {
+		if s.class != c {
+			continue
+		}
+		if i+1 < len(classStarts) {
+			hi = classStarts[i+1].from
+		}
+		return s.from, hi, true
+	}
+	return 0, 0, false
 }
 
 // ClassNames returns the names of the classes in order, "unknown" first.

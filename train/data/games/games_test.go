@@ -43,6 +43,26 @@ func TestTimeClass(t *testing.T) {
 	}
 }
 
+// TestClassSeconds: each clocked class's range holds the controls ClassOf
+// puts in it, and only those.
+func TestClassSeconds(t *testing.T) {
+	wantRanges := map[TimeClass][2]float64{UltraBullet: {0, 30}, Bullet: {30, 180}, Blitz: {180, 480}, Rapid: {480, 1500}, Classical: {1500, 0}}
+	for c, want := range wantRanges {
+		lo, hi, ok := c.Seconds()
+		require.True(t, ok, "%s", c)
+		assert.Equal(t, want, [2]float64{lo, hi}, "%s", c)
+		assert.Equal(t, c, ClassOf(pgn.TimeControl{Base: lo + 1}), "%s: its lower end", c)
+		if hi > 0 {
+			assert.NotEqual(t, c, ClassOf(pgn.TimeControl{Base: hi}), "%s: its upper end", c)
+			assert.Equal(t, c, ClassOf(pgn.TimeControl{Base: hi - 1}), "%s: under its upper end", c)
+		}
+	}
+	for _, c := range []TimeClass{UnknownClass, Correspondence} {
+		_, _, ok := c.Seconds()
+		assert.False(t, ok, "%s has no range", c)
+	}
+}
+
 func TestSplit(t *testing.T) {
 	const n = 100000
 	val := 0

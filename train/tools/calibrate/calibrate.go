@@ -153,7 +153,10 @@ type Report struct {
 	Humans     profile.Profile
 	HumanGames int
 	Rounds     []Round
-	Final      *calib.Calibration
+	Final      *calib.Calibration // the points fitted, of the games' time class
+	// Written is the calibration written: Final's points, with the start's
+	// points of other time classes (Merge).
+	Written    *calib.Calibration
 	Spreads    []Spread
 	SpreadProf profile.Profile // the spread games' error profile (final settings)
 	References []Reference
@@ -186,9 +189,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, err
 	}
 
-	settings := cfg.Start
-	if settings == nil {
-		settings = identity(&cfg)
+	settings := identity(&cfg)
+	if cfg.Start != nil {
+		// The start's points for this time class, or its base points.
+		s := *cfg.Start.ForControl(cfg.TC.Base.Seconds(), cfg.TC.Inc.Seconds())
+		s.TimeClass, s.Classes = settings.TimeClass, nil
+		settings = &s
 	}
 	for k := range cfg.Rounds {
 		if k > 0 {
@@ -209,7 +215,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Final = settings
 	rep.Final.Measured = fmt.Sprintf("humchess calibrate: %d rounds of %d self-play games per label at %s on a virtual human clock, moves judged by Stockfish at %d nodes against %d human %s games of %s",
 		cfg.Rounds, cfg.ProfileGames, cfg.TC, cfg.JudgeNodes, rep.HumanGames, rep.Class, strings.Join(baseNames(cfg.Humans), ", "))
-	if err := rep.Final.WriteFile(filepath.Join(cfg.OutDir, cfg.NetName+".calib.json")); err != nil {
+	var err error
+	if rep.Written, err = Merge(cfg.Start, settings, rep.Class); err != nil {
+		return rep, err
+	}
+	if err := rep.Written.WriteFile(filepath.Join(cfg.OutDir, cfg.NetName+".calib.json")); err != nil {
 		return rep, err
 	}
 
@@ -240,6 +250,43 @@ func baseNames(paths []string) []string {
 		out[i] = filepath.Base(p)
 	}
 	return out
+}
+
+// Merge returns the calibration to write after fitting points of class
+// (fitted: their TimeClass and Measured say where and how) from start:
+// fitted as the base points, with start's classes, when there is no start
+// or start's base points are of the same class (its TimeClass names it);
+// else start with fitted as its points for class, replacing any it had.
+func Merge(start, fitted *calib.Calibration, class games.TimeClass) (*calib.Calibration, error) {
+	if start == nil || baseClass(start) == class {
+		out := *fitted
+		if start != nil {
+			out.Classes = start.Classes
+		}
+		return &out, out.Validate()
+	}
+	lo, hi, ok := class.Seconds()
+	if !ok {
+		return nil, fmt.Errorf("%w: points for time class %s", ErrConfig, class)
+	}
+	out, err := start.WithClass(calib.ClassPoints{TimeClass: fitted.TimeClass, MinSeconds: lo, MaxSeconds: hi,
+		Measured: fitted.Measured, Points: fitted.Points})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// baseClass is the time class a calibration's base points were fitted in,
+// the first word of its TimeClass ("blitz 180+2"); unknown when it names
+// none.
+func baseClass(c *calib.Calibration) games.TimeClass {
+	f := strings.Fields(c.TimeClass)
+	if len(f) == 0 {
+		return games.UnknownClass
+	}
+	tc, _ := games.ParseTimeClass(f[0])
+	return tc
 }
 
 // identity is the calibration that changes nothing, at cfg's labels.

@@ -8,7 +8,10 @@
 // rounds. It then plays the spread matches (X against X-400), the reference
 // matches (Maia-X through the engine's own Maia path, Stockfish with
 // UCI_LimitStrength), times the blunder filter, and prints the tables,
-// writes PNGs and the calibration file.
+// writes PNGs and the calibration file. Points are fitted for the time
+// class of the games played; from a start file whose base points are of
+// another class, they are written as that class's points (Merge), so one
+// file carries a net's points for blitz, rapid and bullet.
 //
 // It is the one tool that drives another (train/tools/match); it knows nets
 // only through the engine's options (NetFile, UCI_Elo, ...) and the
