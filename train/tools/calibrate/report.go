@@ -48,10 +48,14 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if n := len(rep.Rounds); n > 0 {
 		last := rep.Rounds[n-1]
 		fmt.Fprintf(&b, "\nlast round against humans (goal: within %.0f%%): label  blunder%% engine/human  cpl engine/human\n", 100*Tolerance)
-		ok := 0
+		ok, played := 0, 0
 		for _, p := range last.Settings.Points {
 			k := profile.Key{Band: profile.Band(p.Elo), Class: rep.Class}
 			e, h := last.Engine.Get(k), rep.Humans.Get(k)
+			if e.Moves == 0 {
+				continue // a label this run did not play (-labels)
+			}
+			played++
 			be, _, _ := e.BlunderRate()
 			bh, _, _ := h.BlunderRate()
 			ce, _, _ := e.MeanCPL()
@@ -62,7 +66,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "  %5d  %5.1f / %-5.1f %s  %4.0f / %-4.0f %s\n", p.Elo, 100*be, 100*bh, mark(Within(be, bh, Tolerance)), ce, ch, mark(Within(ce, ch, Tolerance)))
 		}
-		fmt.Fprintf(&b, "  %d of %d labels within %.0f%% on both\n", ok, len(last.Settings.Points), 100*Tolerance)
+		fmt.Fprintf(&b, "  %d of %d labels played within %.0f%% on both\n", ok, played, 100*Tolerance)
 	}
 
 	fmt.Fprintf(&b, "\nsettings per round (rating input / temperature / blunder scale / focus):\n  label")
