@@ -12,8 +12,9 @@ import (
 )
 
 // TestShippedHumans reads every shipped human profile as calibrate does and
-// checks it holds the judged moves of each default label's band, and that a
-// profile for other human files is refused.
+// checks it holds the judged moves of each default label's band in its
+// file name's time class and none of another, and that a profile for other
+// human files is refused.
 func TestShippedHumans(t *testing.T) {
 	names, err := fs.Glob(shippedHumans, "humans/*.json")
 	require.NoError(t, err)
@@ -24,13 +25,19 @@ func TestShippedHumans(t *testing.T) {
 		p, n, err := readShippedHumans(base, defaultFiles)
 		require.NoError(t, err, base)
 		require.Greater(t, n, 100, "%s: games", base)
-		class := games.Blitz
-		require.True(t, strings.HasPrefix(base, "humans-"+class.String()+"-"), "%s: the default class is blitz", base)
+		// humans-CLASS-...: the profile holds that class's games only.
+		class, ok := games.ParseTimeClass(strings.Split(base, "-")[1])
+		require.True(t, ok, "%s: names a time class", base)
 		for l := 800; l <= 2400; l += 200 {
 			c := p.Get(profile.Key{Band: profile.Band(l), Class: class})
-			require.Greater(t, c.Moves, int64(500), "%s: band %d moves", base, l)
+			require.Greater(t, c.Moves, int64(200), "%s: band %d moves", base, l)
 			require.Greater(t, c.Blunders, int64(0), "%s: band %d blunders", base, l)
 			require.Less(t, c.Blunders, c.Moves/4, "%s: band %d blunders", base, l)
+		}
+		for _, other := range []games.TimeClass{games.Bullet, games.Blitz, games.Rapid} {
+			if other != class {
+				require.Zero(t, p.Get(profile.Key{Band: profile.Band(1600), Class: other}).Moves, "%s: %s moves", base, other)
+			}
 		}
 		_, _, err = readShippedHumans(base, []string{"other.pgn.zst"})
 		require.Error(t, err, "%s for other files", base)
