@@ -187,10 +187,10 @@ var findCalibration = calib.For
 // strength returns the ratings to give the net for the options' UCI_Elo and
 // opponent, and sets p's temperature, top-p and filter scale: through the
 // net's calibration when the Calibration option is on and the net has one
-// (the points of the game's time class, base and inc seconds: see
-// calib.Calibration.ForControl; the options' Temperature, BlunderThreshold
-// multiply the calibrated values, TopP caps them), else as the options say.
-func (e *Engine) strength(o uci.Options, p *policy.Params, base, inc float64) (mover, opp int, err error) {
+// (cal: its points for the game's time class, calib.Calibration.ForControl;
+// the options' Temperature, BlunderThreshold multiply the calibrated values,
+// TopP caps them), else as the options say.
+func (e *Engine) strength(o uci.Options, p *policy.Params, cal *calib.Calibration) (mover, opp int, err error) {
 	mover, opp = o.Elo, o.OpponentRating()
 	if !o.Calibration {
 		return mover, opp, nil
@@ -198,10 +198,9 @@ func (e *Engine) strength(o uci.Options, p *policy.Params, base, inc float64) (m
 	if e.calErr != nil {
 		return 0, 0, e.calErr
 	}
-	if e.cal == nil {
+	if cal == nil {
 		return mover, opp, nil
 	}
-	cal := e.cal.ForControl(base, inc)
 	pt := cal.At(mover)
 	p.Temperature *= pt.Temperature
 	p.TopP = min(p.TopP, pt.TopP)
@@ -322,7 +321,8 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 	// The game's time control (as the net will see it) picks the
 	// calibration's time class; the calibrated ratings then go to the net.
 	bctx := e.clock.Context(clocks, g.WhiteToMove(), setting)
-	moverElo, oppElo, err := e.strength(o, &p, float64(bctx.Base), float64(bctx.Inc))
+	cal := e.cal.ForControl(float64(bctx.Base), float64(bctx.Inc))
+	moverElo, oppElo, err := e.strength(o, &p, cal)
 	if err != nil {
 		return res, err
 	}
@@ -377,7 +377,7 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 
 	res.Notes = append(res.Notes,
 		"net "+net.Info().String(),
-		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, e.cal.ForControl(float64(bctx.Base), float64(bctx.Inc)))),
+		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, cal)),
 		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs think scale %.2f power %.2f recapture %.2f pace top %.2fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock,
 			thinkScale, thinkPower, recapture, paceTop.Seconds()),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),

@@ -92,14 +92,11 @@ func (p ClassPoints) overlaps(q ClassPoints) bool {
 // whose range holds the control's estimated duration; c itself when none
 // does, the base is unknown (0 or below) or c is nil.
 func (c *Calibration) ForControl(base, inc float64) *Calibration {
-	if c == nil || !(base > 0) || !finite(base) {
+	base, inc, ok := control(base, inc)
+	if c == nil || !ok {
 		return c
 	}
-	inc = max(inc, 0)
-	if !finite(inc) {
-		inc = 0
-	}
-	d := base + 40*inc
+	d := ThinkPoint{Base: base, Inc: inc}.Duration()
 	for _, cp := range c.Classes {
 		if cp.holds(d) {
 			out := *c
@@ -202,17 +199,25 @@ func (c *Calibration) orDefaultAt(base, inc, def float64, v func(ThinkPoint) flo
 	return f
 }
 
+// control returns a time control as the lookups read it: ok is false for
+// an unknown base (0 or below, or not finite); a negative or infinite
+// increment is none.
+func control(base, inc float64) (float64, float64, bool) {
+	inc = max(inc, 0)
+	if !finite(inc) {
+		inc = 0
+	}
+	return base, inc, base > 0 && finite(base)
+}
+
 // thinkAt is v of the think point of a time control: the point of that
 // exact control, else linear in log Duration between the two points
 // around it, the end points' beyond them; ok is false without points or
 // with an unknown base (0 or below).
 func (c *Calibration) thinkAt(base, inc float64, v func(ThinkPoint) float64) (x float64, ok bool) {
-	if c == nil || len(c.Think) == 0 || !(base > 0) || !finite(base) {
+	base, inc, known := control(base, inc)
+	if c == nil || len(c.Think) == 0 || !known {
 		return 0, false
-	}
-	inc = max(inc, 0)
-	if !finite(inc) {
-		inc = 0
 	}
 	for _, p := range c.Think {
 		if p.Base == base && p.Inc == inc {
@@ -221,7 +226,7 @@ func (c *Calibration) thinkAt(base, inc float64, v func(ThinkPoint) float64) (x 
 	}
 	ps := append([]ThinkPoint(nil), c.Think...)
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Duration() < ps[j].Duration() })
-	d := base + 40*inc
+	d := ThinkPoint{Base: base, Inc: inc}.Duration()
 	i := sort.Search(len(ps), func(i int) bool { return ps[i].Duration() >= d })
 	switch {
 	case i == 0:
