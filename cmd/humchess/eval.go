@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/load"
+	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/tools/eval"
 	"github.com/humchess/humchess/uci/client"
 )
@@ -56,6 +57,7 @@ func runEval(args []string) error {
 	keepBots := fs.Bool("keep-bots", false, "keep games a BOT account plays")
 	keepUnrated := fs.Bool("keep-unrated", false, "keep games with a missing rating")
 	oppBand := fs.Int("opp-band", 100, "width of the opponent-rating bands (100 or 200)")
+	ratingMap := fs.String("rating-map", "", "move other sites' ratings onto one scale first, as prep's -rating-map: \"\" (none), \""+games.ShippedRatingMap+"\" or a JSON file")
 	var compares listFlag
 	fs.Var(&compares, "compare", "two contestants whose paired difference is reported, NAME1,NAME2 (first minus second); repeatable, one column each (default: the first two)")
 	dims := fs.String("dims", strings.Join(eval.Dimensions, ","), "breakdowns printed on the terminal")
@@ -70,6 +72,11 @@ func runEval(args []string) error {
 	}
 	cfg := eval.Config{Inputs: fs.Args(), Split: *split, ValFraction: *valFrac, Workers: *workers, MaxGames: *maxGames,
 		KeepBots: *keepBots, KeepUnrated: *keepUnrated, OppBand: *oppBand}
+	rmap, err := games.LoadRatingMap(*ratingMap)
+	if err != nil {
+		return err
+	}
+	cfg.RatingMap = rmap
 	if len(cfg.Inputs) == 0 {
 		fs.Usage()
 		return errors.New("no PGN given")

@@ -66,6 +66,12 @@ type Config struct {
 	Plots        bool    `json:"plots"`         // write PNG histograms to the output directory
 	Quiet        bool    `json:"quiet"`         // no progress bar
 
+	// RatingMap moves the ratings of other sites' games onto one scale
+	// before their positions are encoded and labelled (games.LoadRatingMap:
+	// "" none, games.ShippedRatingMap, or a JSON file). The filters and
+	// the pair balancing above read the ratings as the PGN gives them.
+	RatingMap string `json:"rating_map,omitempty"`
+
 	// Teacher labelling (distillation): every kept position is evaluated
 	// with the Teacher net and its record carries softmax(logits) over the
 	// legal moves (shard.AppendTeacher).
@@ -153,6 +159,9 @@ func (c *Config) Validate() error {
 		return bad("teacher batch %d < 0", c.TeacherBatch)
 	case c.Teacher != "" && c.OpenTeacher == nil:
 		return bad("teacher %q but no OpenTeacher to open it", c.Teacher)
+	}
+	if _, err := games.LoadRatingMap(c.RatingMap); err != nil {
+		return bad("%v", err)
 	}
 	if len(c.TimeClasses) == 0 {
 		return bad("no time classes")
@@ -242,6 +251,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxGames, "max-games", c.MaxGames, "stop after this many games (0 = all)")
 	fs.BoolVar(&c.Plots, "plots", c.Plots, "write PNG histograms")
 	fs.BoolVar(&c.Quiet, "quiet", c.Quiet, "no progress bar")
+	fs.StringVar(&c.RatingMap, "rating-map", c.RatingMap, "move other sites' ratings onto one scale before encoding: \"\" (none), \""+games.ShippedRatingMap+"\" (chess.com onto lichess, shipped) or a JSON file (train/data/games/ratingmaps)")
 	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution and win/draw/loss, for distillation: a net file, \"default\" (the embedded net), or a directory of band nets such as ../shared/maia (each position labelled by the net of the mover's band, between two band centres by one of the neighbours chosen by distance)")
 	fs.IntVar(&c.TeacherBatch, "teacher-batch", c.TeacherBatch, "positions per teacher evaluation")
 }

@@ -401,6 +401,10 @@ func prepareOut(cfg *Config) (created bool, err error) {
 // parsing and no SAN decoding) and sends batches of games in order.
 func readInputs(ctx context.Context, cfg *Config, f *filter, dist *Distributions, skipped map[string]int64,
 	cnt *counters, jobs chan<- *batch, tokens chan<- struct{}) error {
+	rmap, err := games.LoadRatingMap(cfg.RatingMap)
+	if err != nil {
+		return fmt.Errorf("prep: %w", err)
+	}
 	var seq int64
 	cur := &batch{}
 	send := func() error {
@@ -480,6 +484,7 @@ func readInputs(ctx context.Context, cfg *Config, f *filter, dist *Distributions
 				continue
 			}
 			cnt.gamesDecoded.Add(1)
+			rmap.ApplyGame(g) // after the rating filters, which read the PGN's ratings
 			cur.jobs = append(cur.jobs, newJob(g, id, games.IsValidation(id, cfg.ValFraction)))
 			if len(cur.jobs) == batchGames {
 				if err := send(); err != nil {

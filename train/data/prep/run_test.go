@@ -37,6 +37,24 @@ func dataFile(t testing.TB, rel string) string {
 	return p
 }
 
+// eachSample decodes every record of a split of set in order and calls f
+// with it (the same buffers each call).
+func eachSample(t *testing.T, set *shard.Set, split string, f func(*board.Encoded, *board.Targets)) {
+	t.Helper()
+	r := set.Reader(split)
+	var e board.Encoded
+	var tg board.Targets
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		require.NoError(t, err)
+		require.NoError(t, shard.DecodeSample(rec, &e, &tg))
+		f(&e, &tg)
+	}
+}
+
 func testConfig(t testing.TB, inputs ...string) Config {
 	cfg := DefaultConfig()
 	cfg.Inputs = inputs
@@ -81,18 +99,9 @@ func TestEndToEnd(t *testing.T) {
 	assert.Equal(t, cfg.TimeClasses, saved.TimeClasses)
 
 	var total int64
-	var e board.Encoded
-	var tg board.Targets
 	for _, split := range []string{shard.SplitTrain, shard.SplitValidation} {
-		r := set.Reader(split)
 		var n int64
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			require.NoError(t, err)
-			require.NoError(t, shard.DecodeSample(rec, &e, &tg))
+		eachSample(t, set, split, func(e *board.Encoded, tg *board.Targets) {
 			n++
 			c := e.Ctx
 			require.GreaterOrEqual(t, c.MoverRating, float32(cfg.MinRating))
@@ -101,7 +110,7 @@ func TestEndToEnd(t *testing.T) {
 			require.True(t, c.Base+40*c.Inc >= 180, "time control %v+%v", c.Base, c.Inc)
 			require.Contains(t, e.Legal, uint16(tg.Move), "the target move is legal")
 			require.True(t, tg.Seconds >= 0 || tg.Seconds == -1, "seconds %v", tg.Seconds)
-		}
+		})
 		assert.Equal(t, sum.Counts[split].Positions, n, split)
 		assert.Equal(t, set.Records(split), n, split)
 		total += n
@@ -316,4 +325,50 @@ func TestRunBadInput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRatingMapRecords preps a lichess and a chess.com game with the same
+// ratings under a rating map: the chess.com game's positions carry the
+// mapped ratings, the lichess game's the PGN's, and the manifest names the
+// map. Without a map both keep the PGN's.
+func TestRatingMapRecords(t *testing.T) {
+	line := "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 " +
+		"11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 Nxe4 18. Bxe7 Qxe7 1-0"
+	text := "[Event \"Rated Blitz game\"]\n[Site \"https://lichess.org/abcdefgh\"]\n[Result \"1-0\"]\n" +
+		"[WhiteElo \"1500\"]\n[BlackElo \"1400\"]\n[TimeControl \"180+0\"]\n\n" + line + "\n\n" +
+		"[Event \"Live Chess\"]\n[Site \"Chess.com\"]\n[Link \"https://www.chess.com/game/live/1\"]\n[Result \"1-0\"]\n" +
+		"[WhiteElo \"1500\"]\n[BlackElo \"1400\"]\n[TimeControl \"180\"]\n\n" + line + "\n\n"
+	dir := t.TempDir()
+	games := filepath.Join(dir, "two.pgn")
+	require.NoError(t, os.WriteFile(games, []byte(text), 0o644))
+	mapFile := filepath.Join(dir, "map.json")
+	require.NoError(t, os.WriteFile(mapFile, []byte(`{"name":"t","maps":[{"platform":"chess.com","points":[[1000,1300],[2000,2300]]}]}`), 0o644))
+
+	ratings := func(ratingMap string) map[[2]float32]int {
+		cfg := testConfig(t, games)
+		cfg.RatingMap = ratingMap
+		cfg.MinRating, cfg.MinClock, cfg.EarlyFullPly, cfg.ValFraction = 600, 0, 0, 0
+		cfg.SameBandKeep, cfg.AdjacentBandKeep = 1, 1
+		_, err := Run(context.Background(), cfg, io.Discard)
+		require.NoError(t, err)
+		set, err := shard.Open(cfg.Out)
+		require.NoError(t, err)
+		var saved Config
+		require.NoError(t, json.Unmarshal(set.Manifest.Config, &saved))
+		assert.Equal(t, ratingMap, saved.RatingMap)
+		got := map[[2]float32]int{}
+		eachSample(t, set, shard.SplitTrain, func(e *board.Encoded, _ *board.Targets) {
+			got[[2]float32{e.Ctx.MoverRating, e.Ctx.OppRating}]++
+		})
+		return got
+	}
+	plain := ratings("")
+	assert.Equal(t, map[[2]float32]int{{1500, 1400}: 36, {1400, 1500}: 36}, plain)
+	mapped := ratings(mapFile)
+	assert.Equal(t, map[[2]float32]int{{1500, 1400}: 18, {1400, 1500}: 18, {1800, 1700}: 18, {1700, 1800}: 18}, mapped)
+
+	cfg := testConfig(t, games)
+	cfg.RatingMap = filepath.Join(dir, "missing.json")
+	_, err := Run(context.Background(), cfg, io.Discard)
+	assert.ErrorIs(t, err, ErrConfig)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
 )
 
@@ -30,6 +31,10 @@ type Config struct {
 	OppBand               int       // width of the opponent-relative bands, rating points; 0 means 100
 	Compare               [][2]int  // the contestant pairs whose paired differences are reported; default {0, 1} with two contestants or more
 	Progress              io.Writer // a progress line every few seconds; nil = none
+	// RatingMap moves other sites' ratings onto one scale (as prep's
+	// -rating-map) before anything reads them: the nets' inputs, the
+	// band maia-auto picks, the rating breakdowns. nil keeps the PGN's.
+	RatingMap *games.RatingMap
 }
 
 // Run evaluates every contestant on the same positions and returns the tallies.
@@ -232,6 +237,7 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped 
 				continue
 			}
 			c := g.Clone()
+			cfg.RatingMap.ApplyGame(c)
 			select {
 			case jobs <- c:
 			case <-ctx.Done():

@@ -12,6 +12,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/train/tools/match"
 	"github.com/stretchr/testify/assert"
@@ -394,4 +395,30 @@ func TestGapBucket(t *testing.T) {
 		assert.Equal(t, "gap", b.Dim)
 		assert.Equal(t, tc.want, b.Label, "gap %d", tc.d)
 	}
+}
+
+// TestRatingMap checks that a rating map moves a chess.com game's ratings
+// before the report reads them (its positions fall in the mapped bands)
+// and leaves a lichess game's alone.
+func TestRatingMap(t *testing.T) {
+	dir := t.TempDir()
+	lich, _ := synthGame(t, nil, 1, 12, 1500, 1400)
+	cc, _ := synthGame(t, nil, 2, 12, 1500, 1400)
+	cc = strings.Replace(cc, "https://lichess.org/synth2", "Chess.com", 1)
+	path := filepath.Join(dir, "two.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(lich+cc), 0o644))
+	m := &games.RatingMap{Name: "t", Maps: []games.MapEntries{{Platform: "chess.com", Points: [][2]float64{{1000, 1300}, {2000, 2300}}}}}
+	require.NoError(t, m.Validate())
+	count := func(m *games.RatingMap) map[string]int64 {
+		rep, err := Run(context.Background(), Config{Inputs: []string{path}, RatingMap: m,
+			Contestants: []Spec{NetContestantSpec("u", uniform)}})
+		require.NoError(t, err)
+		got := map[string]int64{}
+		for _, b := range rep.Buckets(ProtocolAll, "rating") {
+			got[b.Label] = rep.Row(ProtocolAll, "rating", b.Label).Cells[0].N
+		}
+		return got
+	}
+	assert.Equal(t, map[string]int64{"1400": 12, "1500": 12}, count(nil))
+	assert.Equal(t, map[string]int64{"1400": 6, "1500": 6, "1700": 6, "1800": 6}, count(m))
 }
