@@ -160,9 +160,6 @@ func (c *Config) Validate() error {
 	case c.Teacher != "" && c.OpenTeacher == nil:
 		return bad("teacher %q but no OpenTeacher to open it", c.Teacher)
 	}
-	if _, err := games.LoadRatingMap(c.RatingMap); err != nil {
-		return bad("%v", err)
-	}
 	if len(c.TimeClasses) == 0 {
 		return bad("no time classes")
 	}

@@ -126,6 +126,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	rmap, err := games.LoadRatingMap(cfg.RatingMap)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
 	start := time.Now()
 	if cfg.Workers == 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
@@ -142,7 +146,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := run(ctx, cfg, log, start, teachers)
+	sum, err := run(ctx, cfg, rmap, log, start, teachers)
 	if err != nil && created {
 		_ = os.Remove(cfg.Out) // removes the directory this run made only if nothing is left in it
 	}
@@ -175,7 +179,7 @@ func checkInputs(inputs []string) error {
 }
 
 // run is Run once the inputs are checked and the output prepared.
-func run(ctx context.Context, cfg Config, log io.Writer, start time.Time, teachers []*teacher) (*Summary, error) {
+func run(ctx context.Context, cfg Config, rmap *games.RatingMap, log io.Writer, start time.Time, teachers []*teacher) (*Summary, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -196,7 +200,7 @@ func run(ctx context.Context, cfg Config, log io.Writer, start time.Time, teache
 	go func() {
 		defer wg.Done()
 		defer close(jobs)
-		readErr = readInputs(ctx, &cfg, f, dist, skipped, &cnt, jobs, tokens)
+		readErr = readInputs(ctx, &cfg, rmap, f, dist, skipped, &cnt, jobs, tokens)
 		if readErr != nil {
 			cancel(readErr)
 		}
@@ -399,12 +403,8 @@ func prepareOut(cfg *Config) (created bool, err error) {
 // readInputs is the reader goroutine: it reads every input in turn, applies
 // the game filters (headers first, so that rejected games cost no movetext
 // parsing and no SAN decoding) and sends batches of games in order.
-func readInputs(ctx context.Context, cfg *Config, f *filter, dist *Distributions, skipped map[string]int64,
+func readInputs(ctx context.Context, cfg *Config, rmap *games.RatingMap, f *filter, dist *Distributions, skipped map[string]int64,
 	cnt *counters, jobs chan<- *batch, tokens chan<- struct{}) error {
-	rmap, err := games.LoadRatingMap(cfg.RatingMap)
-	if err != nil {
-		return fmt.Errorf("prep: %w", err)
-	}
 	var seq int64
 	cur := &batch{}
 	send := func() error {
