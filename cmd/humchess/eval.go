@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/humchess/humchess/nets"
@@ -58,6 +59,8 @@ func runEval(args []string) error {
 	keepUnrated := fs.Bool("keep-unrated", false, "keep games with a missing rating")
 	oppBand := fs.Int("opp-band", 100, "width of the opponent-rating bands (100 or 200)")
 	ratingMap := fs.String("rating-map", "", "move other sites' ratings onto one scale first, as prep's -rating-map: \"\" (none), \""+games.ShippedRatingMap+"\" or a JSON file")
+	var netMaps listFlag
+	fs.Var(&netMaps, "net-rating-map", "NAME=MAP: contestant NAME reads ratings mapped by MAP instead of -rating-map's (\"none\" for the PGN's), for a net trained on another scale; the tables keep -rating-map's; repeatable")
 	var compares listFlag
 	fs.Var(&compares, "compare", "two contestants whose paired difference is reported, NAME1,NAME2 (first minus second); repeatable, one column each (default: the first two)")
 	dims := fs.String("dims", strings.Join(eval.Dimensions, ","), "breakdowns printed on the terminal")
@@ -120,6 +123,18 @@ func runEval(args []string) error {
 	}
 	if len(cfg.Contestants) == 0 {
 		return errors.New("no contestant: give -net or -engine")
+	}
+	for _, nm := range netMaps {
+		name, spec, ok := strings.Cut(nm, "=")
+		i := slices.IndexFunc(cfg.Contestants, func(s eval.Spec) bool { return s.Name == name })
+		if !ok || i < 0 {
+			return fmt.Errorf("-net-rating-map %q: want NAME=MAP, NAME a contestant", nm)
+		}
+		m, err := games.LoadRatingMap(spec)
+		if err != nil {
+			return fmt.Errorf("-net-rating-map %q: %w", nm, err)
+		}
+		cfg.Contestants[i].OwnScale, cfg.Contestants[i].RatingMap = true, m
 	}
 	for _, compare := range compares {
 		a, b, ok := strings.Cut(compare, ",")

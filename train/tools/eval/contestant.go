@@ -15,6 +15,7 @@ import (
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/load"
+	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/uci/client"
 )
 
@@ -57,6 +58,12 @@ type Spec struct {
 	// Probabilities reports whether LogP and Top3 are meaningful (false for
 	// UCI engines: top-1 only).
 	Probabilities bool
+	// OwnScale gives this contestant ratings on another scale than the
+	// report's (Config.RatingMap): RatingMap's (nil = the PGN's), for a net
+	// trained on ratings mapped otherwise. The report's tables still read
+	// Config.RatingMap's.
+	OwnScale  bool
+	RatingMap *games.RatingMap
 }
 
 // NetSpec is a contestant that opens a net file per worker.

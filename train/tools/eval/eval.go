@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		errOnce  sync.Once
 		firstErr error
 		progMu   sync.Mutex
-		games    int64
+		nGames   int64
 		poss     int64
 		lastProg = time.Now()
 	)
@@ -127,20 +127,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			defer wg.Done()
 			preds := make([][]Prediction, len(w.cs))
 			for g := range jobs {
-				ps, _ := Positions(g) // a game cut at an unreadable move keeps its readable part
+				ps, ptrs := positionsOn(g, cfg.RatingMap) // a game cut at an unreadable move keeps its readable part
 				if len(ps) == 0 {
 					continue
 				}
-				ptrs := make([]*Position, len(ps))
-				for i := range ps {
-					ptrs[i] = &ps[i]
-				}
+				own := map[*games.RatingMap][]*Position{cfg.RatingMap: ptrs}
 				for k, c := range w.cs {
 					if cap(preds[k]) < len(ps) {
 						preds[k] = make([]Prediction, len(ps))
 					}
 					preds[k] = preds[k][:len(ps)]
-					if err := c.Predict(ctx, ptrs, preds[k]); err != nil {
+					in := ptrs
+					if s := cfg.Contestants[k]; s.OwnScale {
+						if own[s.RatingMap] == nil {
+							_, own[s.RatingMap] = positionsOn(g, s.RatingMap)
+						}
+						in = own[s.RatingMap] // the same moves: ApplyGame changes ratings only
+					}
+					if err := c.Predict(ctx, in, preds[k]); err != nil {
 						errOnce.Do(func() {
 							firstErr = fmt.Errorf("eval: contestant %s: %w", cfg.Contestants[k].Name, err)
 							cancel()
@@ -153,12 +157,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				}
 				w.acc.Games++
 				progMu.Lock()
-				games++
+				nGames++
 				poss += int64(len(ps))
 				if cfg.Progress != nil && time.Since(lastProg) > 3*time.Second {
 					lastProg = time.Now()
 					el := time.Since(start).Seconds()
-					fmt.Fprintf(cfg.Progress, "eval: %d games, %d positions, %.0f positions/s\n", games, poss, float64(poss)/el)
+					fmt.Fprintf(cfg.Progress, "eval: %d games, %d positions, %.0f positions/s\n", nGames, poss, float64(poss)/el)
 				}
 				progMu.Unlock()
 			}
@@ -182,6 +186,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Warnings = warnings
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// positionsOn returns g's positions with its ratings on m's scale (nil =
+// the PGN's), leaving g as it is.
+func positionsOn(g *pgn.Game, m *games.RatingMap) ([]Position, []*Position) {
+	if m != nil {
+		g = g.Clone()
+		m.ApplyGame(g)
+	}
+	ps, _ := Positions(g)
+	ptrs := make([]*Position, len(ps))
+	for i := range ps {
+		ptrs[i] = &ps[i]
+	}
+	return ps, ptrs
 }
 
 type skipCounts struct {
@@ -236,8 +255,7 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped 
 				skipped.add("no moves")
 				continue
 			}
-			c := g.Clone()
-			cfg.RatingMap.ApplyGame(c)
+			c := g.Clone() // the PGN's ratings: each scale maps its own copy (positionsOn)
 			select {
 			case jobs <- c:
 			case <-ctx.Done():

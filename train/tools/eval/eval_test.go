@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/humchess/humchess/board"
@@ -421,4 +422,57 @@ func TestRatingMap(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int64{"1400": 12, "1500": 12}, count(nil))
 	assert.Equal(t, map[string]int64{"1400": 6, "1500": 6, "1700": 6, "1800": 6}, count(m))
+}
+
+// ratingSpy is a contestant that records the mover ratings it is given.
+type ratingSpy struct {
+	mu   *sync.Mutex
+	seen map[int]int
+}
+
+func (s ratingSpy) Predict(_ context.Context, ps []*Position, out []Prediction) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, p := range ps {
+		if int(p.Ctx.MoverRating) != p.MoverRating {
+			return fmt.Errorf("position %d: context rating %v, mover rating %d", i, p.Ctx.MoverRating, p.MoverRating)
+		}
+		s.seen[p.MoverRating]++
+		out[i] = Prediction{LogP: math.Log(0.5), WDLLoss: math.NaN(), TimeLoss: math.NaN()}
+	}
+	return nil
+}
+
+func (ratingSpy) Close() error { return nil }
+
+// TestOwnScale checks that a contestant with its own rating scale reads
+// ratings mapped by it (here none: the PGN's) while the others and the
+// tables read the report's map.
+func TestOwnScale(t *testing.T) {
+	dir := t.TempDir()
+	cc, _ := synthGame(t, nil, 2, 12, 1500, 1400)
+	cc = strings.Replace(cc, "https://lichess.org/synth2", "Chess.com", 1)
+	path := filepath.Join(dir, "cc.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(cc), 0o644))
+	m := &games.RatingMap{Name: "t", Maps: []games.MapEntries{{Platform: "chess.com", Points: [][2]float64{{1000, 1300}, {2000, 2300}}}}}
+	spy := func(name string, own bool) (Spec, map[int]int) {
+		seen := map[int]int{}
+		mu := &sync.Mutex{}
+		return Spec{Name: name, Probabilities: true, OwnScale: own, Open: func() (Contestant, error) {
+			return ratingSpy{mu: mu, seen: seen}, nil
+		}}, seen
+	}
+	report, seenReport := spy("report", false)
+	own, seenOwn := spy("own", true)
+	rep, err := Run(context.Background(), Config{Inputs: []string{path}, RatingMap: m, Contestants: []Spec{report, own}})
+	require.NoError(t, err)
+	assert.Equal(t, map[int]int{1800: 6, 1700: 6}, seenReport)
+	assert.Equal(t, map[int]int{1500: 6, 1400: 6}, seenOwn)
+	assert.Equal(t, []string{"t", ""}, rep.Scales)
+	for _, b := range rep.Buckets(ProtocolAll, "rating") {
+		assert.Contains(t, []string{"1700", "1800"}, b.Label)
+	}
+	var text strings.Builder
+	require.NoError(t, rep.WriteText(&text, []string{"all"}))
+	assert.Contains(t, text.String(), "own reads ratings as the PGN gives them")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/humchess/humchess/train/plot"
 
 	"github.com/humchess/humchess/board"
+	"github.com/humchess/humchess/train/data/games"
 )
 
 // Protocols, in report order.
@@ -97,8 +98,12 @@ type Row struct {
 
 // Report is the result of Run.
 type Report struct {
-	Names   []string // contestants
-	Probs   []bool   // whether each contestant gives probabilities (top-3, cross-entropy)
+	Names []string // contestants
+	Probs []bool   // whether each contestant gives probabilities (top-3, cross-entropy)
+	// Scale names the rating map of the tables (Config.RatingMap, "" for
+	// the PGN's ratings) and Scales each contestant's inputs' map.
+	Scale   string
+	Scales  []string
 	Compare [][2]int // the contestant pairs of Row.Diffs
 	Games   int64
 	Skipped map[string]int64 // games skipped, by reason
@@ -112,9 +117,15 @@ type Report struct {
 
 func newReport(cfg *Config) *Report {
 	r := &Report{Compare: cfg.Compare, oppBand: cfg.OppBand, Rows: [2]map[Bucket]*Row{{}, {}}}
+	r.Scale = mapName(cfg.RatingMap)
 	for _, s := range cfg.Contestants {
 		r.Names = append(r.Names, s.Name)
 		r.Probs = append(r.Probs, s.Probabilities)
+		sc := r.Scale
+		if s.OwnScale {
+			sc = mapName(s.RatingMap)
+		}
+		r.Scales = append(r.Scales, sc)
 	}
 	return r
 }
@@ -353,6 +364,14 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 		}
 		b.WriteString("\n")
 	}
+	if r.Scale != "" {
+		fmt.Fprintf(&b, "  ratings mapped by %s\n", r.Scale)
+	}
+	for i, sc := range r.Scales {
+		if sc != r.Scale {
+			fmt.Fprintf(&b, "  %s reads ratings %s\n", r.Names[i], scaleText(sc))
+		}
+	}
 	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
 	for proto := range 2 {
 		r.writeHeads(&b, proto)
@@ -523,4 +542,20 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// mapName is a rating map's name, "" for none.
+func mapName(m *games.RatingMap) string {
+	if m == nil {
+		return ""
+	}
+	return m.Name
+}
+
+// scaleText says what ratings a contestant reads.
+func scaleText(name string) string {
+	if name == "" {
+		return "as the PGN gives them"
+	}
+	return "mapped by " + name
 }
