@@ -188,9 +188,14 @@ func (m *RatingMap) ApplyGame(g *pgn.Game) {
 		return
 	}
 	p, c := PlatformOf(g), ClassOf(g.TimeControl)
-	for _, e := range []*int{&g.WhiteElo, &g.BlackElo} {
-		if *e >= 0 {
-			*e = int(math.Round(m.Rating(p, c, float64(*e))))
-		}
+	g.WhiteElo, g.BlackElo = m.Whole(p, c, g.WhiteElo), m.Whole(p, c, g.BlackElo)
+}
+
+// Whole is Rating for a whole-number rating, rounded; an unknown
+// (negative) rating stays as it is.
+func (m *RatingMap) Whole(p Platform, c TimeClass, r int) int {
+	if m == nil || r < 0 {
+		return r
 	}
+	return int(math.Round(m.Rating(p, c, float64(r))))
 }

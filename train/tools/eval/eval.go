@@ -127,22 +127,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			defer wg.Done()
 			preds := make([][]Prediction, len(w.cs))
 			for g := range jobs {
-				ps, ptrs := positionsOn(g, cfg.RatingMap) // a game cut at an unreadable move keeps its readable part
-				if len(ps) == 0 {
+				raw, _ := Positions(g) // a game cut at an unreadable move keeps its readable part
+				if len(raw) == 0 {
 					continue
 				}
-				own := map[*games.RatingMap][]*Position{cfg.RatingMap: ptrs}
+				site := games.PlatformOf(g)
+				ps := onScale(raw, cfg.RatingMap, site) // the tables' positions
+				own := map[*games.RatingMap][]*Position{cfg.RatingMap: ps}
 				for k, c := range w.cs {
 					if cap(preds[k]) < len(ps) {
 						preds[k] = make([]Prediction, len(ps))
 					}
 					preds[k] = preds[k][:len(ps)]
-					in := ptrs
+					in := ps
 					if s := cfg.Contestants[k]; s.OwnScale {
 						if own[s.RatingMap] == nil {
-							_, own[s.RatingMap] = positionsOn(g, s.RatingMap)
+							own[s.RatingMap] = onScale(raw, s.RatingMap, site)
 						}
-						in = own[s.RatingMap] // the same moves: ApplyGame changes ratings only
+						in = own[s.RatingMap]
 					}
 					if err := c.Predict(ctx, in, preds[k]); err != nil {
 						errOnce.Do(func() {
@@ -153,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					}
 				}
 				for i := range ps {
-					w.acc.add(&ps[i], preds, i)
+					w.acc.add(ps[i], preds, i)
 				}
 				w.acc.Games++
 				progMu.Lock()
@@ -188,19 +190,25 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// positionsOn returns g's positions with its ratings on m's scale (nil =
-// the PGN's), leaving g as it is.
-func positionsOn(g *pgn.Game, m *games.RatingMap) ([]Position, []*Position) {
-	if m != nil {
-		g = g.Clone()
-		m.ApplyGame(g)
+// onScale returns copies of a game's positions (played on site) with the
+// players' ratings on m's scale (nil = as the PGN gives them); the copies
+// share the boards.
+func onScale(raw []Position, m *games.RatingMap, site games.Platform) []*Position {
+	ps := make([]*Position, len(raw))
+	for i := range raw {
+		p := raw[i]
+		if m != nil {
+			p.MoverRating, p.OppRating = m.Whole(site, p.Class, p.MoverRating), m.Whole(site, p.Class, p.OppRating)
+			if p.MoverRating >= 0 {
+				p.Ctx.MoverRating = float32(p.MoverRating)
+			}
+			if p.OppRating >= 0 {
+				p.Ctx.OppRating = float32(p.OppRating)
+			}
+		}
+		ps[i] = &p
 	}
-	ps, _ := Positions(g)
-	ptrs := make([]*Position, len(ps))
-	for i := range ps {
-		ptrs[i] = &ps[i]
-	}
-	return ps, ptrs
+	return ps
 }
 
 type skipCounts struct {
@@ -255,7 +263,7 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped 
 				skipped.add("no moves")
 				continue
 			}
-			c := g.Clone() // the PGN's ratings: each scale maps its own copy (positionsOn)
+			c := g.Clone() // the PGN's ratings: each scale maps copies of its positions (onScale)
 			select {
 			case jobs <- c:
 			case <-ctx.Done():
