@@ -4,7 +4,7 @@
 //	humchess-train train  [-preset tiny|default|large] [-config FILE.json] [flags] -data SHARDS -out RUN
 //	humchess-train train  -resume -data SHARDS -out RUN
 //	humchess-train export -ckpt RUN/best.ckpt [-safetensors NET.safetensors] [-onnx NET.onnx]
-//	humchess-train grow   -ckpt RUN/last.ckpt -add N -out GROWN.ckpt
+//	humchess-train grow   -ckpt RUN/last.ckpt [-add N] [-dim D [-ffn F]] -out GROWN.ckpt
 //	humchess-train adopt  -ckpt RUN/last.ckpt -net NET.onnx -steps N -data SHARDS -out RUN/last.ckpt
 //	humchess-train average [-weights W1,W2,...] [-out AVG.ckpt] [-onnx NET.onnx] A.ckpt B.ckpt ...
 //	humchess-train presets
@@ -118,7 +118,10 @@ func run(args []string, log io.Writer) error {
 	case "grow":
 		fs := flag.NewFlagSet("humchess-train grow", flag.ContinueOnError)
 		ckpt := fs.String("ckpt", "", "training checkpoint to grow (e.g. RUN/last.ckpt)")
-		add := fs.Int("add", 2, "encoder layers to add, spread evenly through the old ones")
+		add := fs.Int("add", 0, "encoder layers to add, spread evenly through the old ones (2 when neither -dim nor -ffn is given)")
+		dim := fs.Int("dim", 0, "widen the model to this width (a multiple of the head width; new channels come as new heads)")
+		ffn := fs.Int("ffn", 0, "widen the feed-forward layers to this width (default: the model width's growth in proportion)")
+		seed := fs.Uint64("seed", 1, "seed of the new entries that start random when widening")
 		out := fs.String("out", "", "write the grown checkpoint here (may be -ckpt itself)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
@@ -130,15 +133,32 @@ func run(args []string, log io.Writer) error {
 		if err != nil {
 			return err
 		}
-		g, err := torch.Grow(ck, *add)
-		if err != nil {
-			return err
+		g := ck
+		if *dim != 0 || *ffn != 0 {
+			d, f := *dim, *ffn
+			if d == 0 {
+				d = ck.Arch.Dim
+			}
+			if f == 0 {
+				f = ck.Arch.FFNDim * d / ck.Arch.Dim
+			}
+			if g, err = torch.Widen(g, d, f, *seed); err != nil {
+				return err
+			}
+		} else if *add == 0 {
+			*add = 2
+		}
+		if *add != 0 {
+			if g, err = torch.Grow(g, *add); err != nil {
+				return err
+			}
 		}
 		if err := torch.SaveCheckpoint(*out, g); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "humchess-train: grew %s from %d to %d layers (%d to %d parameters) at step %d into %s; continue with train -resume -end-at N\n",
-			*ckpt, ck.Arch.Layers, g.Arch.Layers, ck.Arch.ParamCount(), g.Arch.ParamCount(), g.State.Step, *out)
+		a, b := ck.Arch, g.Arch
+		fmt.Fprintf(log, "humchess-train: grew %s from %d layers x %d (ffn %d) to %d x %d (ffn %d), %d to %d parameters, at step %d into %s; continue with train -resume -end-at N\n",
+			*ckpt, a.Layers, a.Dim, a.FFNDim, b.Layers, b.Dim, b.FFNDim, a.ParamCount(), b.ParamCount(), g.State.Step, *out)
 		return nil
 	case "adopt":
 		fs := flag.NewFlagSet("humchess-train adopt", flag.ContinueOnError)

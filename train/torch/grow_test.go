@@ -17,15 +17,7 @@ import (
 // the run on it: the new layers' output projections leave zero and the run
 // ends where -end-at says.
 func TestGrow(t *testing.T) {
-	c := tinyConfig(t)
-	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 12, 6, 1, 1000, 2, 0
-	c.Out = filepath.Join(t.TempDir(), "run")
-	_, err := Run(context.Background(), c, Options{})
-	require.NoError(t, err)
-	last := filepath.Join(c.Out, LastName)
-	ck, err := LoadCheckpoint(last)
-	require.NoError(t, err)
-
+	c, last, ck := tinyRun(t)
 	g, err := Grow(ck, 2)
 	require.NoError(t, err)
 	require.Equal(t, ck.Arch.Layers+2, g.Arch.Layers)
@@ -33,14 +25,7 @@ func TestGrow(t *testing.T) {
 	require.Equal(t, ck.State.Step, g.State.Step)
 	require.Equal(t, ck.State.Position, g.State.Position)
 
-	exs := validationExamples(t, c, 8)
-	om, err := NewModelFromWeights(ck.Arch, ck.Weights, gotch.CPU)
-	require.NoError(t, err)
-	gm, err := NewModelFromWeights(g.Arch, g.Weights, gotch.CPU)
-	require.NoError(t, err)
-	gc := c
-	gc.Arch = g.Arch
-	compareResults(t, gotchForward(t, om, c, exs), gotchForward(t, gm, gc, exs), 1e-5, "grown vs old")
+	sameOutputs(t, c, ck, g, 1e-5, "grown vs old")
 
 	// Old layers keep their moments; new ones start at zero.
 	newLayers := 0
@@ -77,6 +62,34 @@ func TestGrow(t *testing.T) {
 			assert.True(t, moved, "%s left zero after training", name)
 		}
 	}
+}
+
+// tinyRun trains a tiny run for 12 steps and returns its configuration, the
+// path of its last checkpoint and the checkpoint.
+func tinyRun(t *testing.T) (Config, string, *Checkpoint) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.LogEvery, c.ValEvery, c.Warmup, c.ValPositions = 12, 6, 1, 1000, 2, 0
+	c.Out = filepath.Join(t.TempDir(), "run")
+	_, err := Run(context.Background(), c, Options{})
+	require.NoError(t, err)
+	last := filepath.Join(c.Out, LastName)
+	ck, err := LoadCheckpoint(last)
+	require.NoError(t, err)
+	return c, last, ck
+}
+
+// sameOutputs checks through gotch that checkpoint g's net computes what
+// ck's does on validation examples of run c.
+func sameOutputs(t *testing.T, c Config, ck, g *Checkpoint, tol float64, what string) {
+	t.Helper()
+	exs := validationExamples(t, c, 8)
+	om, err := NewModelFromWeights(ck.Arch, ck.Weights, gotch.CPU)
+	require.NoError(t, err)
+	gm, err := NewModelFromWeights(g.Arch, g.Weights, gotch.CPU)
+	require.NoError(t, err)
+	gc := c
+	gc.Arch = g.Arch
+	compareResults(t, gotchForward(t, om, c, exs), gotchForward(t, gm, gc, exs), tol, what)
 }
 
 func TestGrowRefusesAnExport(t *testing.T) {
