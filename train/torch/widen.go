@@ -63,9 +63,8 @@ func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 		if !ok || len(ot.Shape) != len(t.Shape) || len(t.Shape) > 2 {
 			return nil, fmt.Errorf("%w: cannot widen tensor %s", transformer.ErrArch, t.Name)
 		}
-		gain := len(t.Shape) == 1 && t.Shape[0] == dim && isWidthGain(t.Name)
-		rule := widenRule(t.Name)
-		std := initStd(g, t)
+		gain := isWidthGain(t.Name)
+		random := !startsZero(t.Name) && initStd(g, t) > 0
 		rows, cols, orows, ocols := t.Shape[0], 1, ot.Shape[0], 1
 		if len(t.Shape) == 2 {
 			cols, ocols = t.Shape[1], ot.Shape[1]
@@ -95,8 +94,8 @@ func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 				switch {
 				case gain:
 					wv[i] = fresh
-				case rule == widenRandom && std > 0:
-					wv[i] = float32(std * rng.NormFloat64())
+				case random:
+					wv[i] = float32(initStd(g, t) * rng.NormFloat64())
 				}
 			}
 		}
@@ -108,30 +107,21 @@ func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 	return &Checkpoint{Arch: g, Weights: w, M: m, V: v, State: st}, nil
 }
 
-const (
-	widenZero = iota
-	widenRandom
-)
-
-// widenRule says how the new entries of a widened tensor start: at zero when
-// they write into the residual stream or into an old output, random when
-// they only read.
-func widenRule(name string) int {
-	switch {
-	case strings.HasPrefix(name, "embed."),
-		strings.HasSuffix(name, ".bias"),
-		strings.HasSuffix(name, "attn.o"),
-		strings.HasSuffix(name, "ffn.w2"),
-		name == "value.fc2.weight",
-		name == "time.fc2.weight":
-		return widenZero
-	}
-	return widenRandom
+// startsZero reports whether the new entries of a widened tensor start at
+// zero: they write into the residual stream or into an old output. The new
+// entries of the others only read, and start random.
+func startsZero(name string) bool {
+	return strings.HasPrefix(name, "embed.") || strings.HasSuffix(name, ".bias") ||
+		strings.HasSuffix(name, "attn.o") || strings.HasSuffix(name, "ffn.w2") ||
+		name == "value.fc2.weight" || name == "time.fc2.weight"
 }
 
 // isWidthGain reports whether the tensor is the gain of an RMS norm over the
-// model width (not the per-head q/k norms or smolgen's).
+// model width: the layers' norm1 and norm2 and the final norm (not the
+// per-head q/k norms or smolgen's).
 func isWidthGain(name string) bool {
-	return name == "norm" || strings.HasSuffix(name, ".norm1") && !strings.Contains(name, "smolgen") ||
-		strings.HasSuffix(name, ".norm2") && !strings.Contains(name, "smolgen")
+	if strings.Contains(name, "smolgen") {
+		return false
+	}
+	return name == "norm" || strings.HasSuffix(name, ".norm1") || strings.HasSuffix(name, ".norm2")
 }
