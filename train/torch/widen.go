@@ -64,7 +64,8 @@ func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 			return nil, fmt.Errorf("%w: cannot widen tensor %s", transformer.ErrArch, t.Name)
 		}
 		gain := isWidthGain(t.Name)
-		random := !startsZero(t.Name) && initStd(g, t) > 0
+		std := initStd(g, t)
+		random := !startsZero(t.Name) && std > 0
 		rows, cols, orows, ocols := t.Shape[0], 1, ot.Shape[0], 1
 		if len(t.Shape) == 2 {
 			cols, ocols = t.Shape[1], ot.Shape[1]
@@ -95,7 +96,7 @@ func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 				case gain:
 					wv[i] = fresh
 				case random:
-					wv[i] = float32(initStd(g, t) * rng.NormFloat64())
+					wv[i] = float32(std * rng.NormFloat64())
 				}
 			}
 		}
