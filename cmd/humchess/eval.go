@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/humchess/humchess/nets"
@@ -40,6 +41,38 @@ func parseOptions(s string) ([]client.Option, error) {
 	return out, nil
 }
 
+// meanSpec parses a -mean value, NAME=A[:W],B[:W],..., whose members are
+// contestants already given.
+func meanSpec(v string, have []eval.Spec) (eval.Spec, error) {
+	name, list, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return eval.Spec{}, fmt.Errorf("-mean %q: want NAME=A,B[,...]", v)
+	}
+	var members []eval.Spec
+	var weights []float64
+	for _, m := range strings.Split(list, ",") {
+		mn, ws, hasW := strings.Cut(strings.TrimSpace(m), ":")
+		w := 1.0
+		if hasW {
+			var err error
+			if w, err = strconv.ParseFloat(ws, 64); err != nil {
+				return eval.Spec{}, fmt.Errorf("-mean %q: weight %q: %v", v, ws, err)
+			}
+		}
+		i := slices.IndexFunc(have, func(s eval.Spec) bool { return s.Name == mn })
+		if i < 0 {
+			return eval.Spec{}, fmt.Errorf("-mean %q: %q is not a -net contestant given before", v, mn)
+		}
+		members = append(members, have[i])
+		weights = append(weights, w)
+	}
+	s, err := eval.MeanSpec(strings.TrimSpace(name), members, weights)
+	if err != nil {
+		return eval.Spec{}, fmt.Errorf("-mean %q: %w", v, err)
+	}
+	return s, nil
+}
+
 // runEval is "humchess eval": move matching of nets and engines on a PGN.
 func runEval(args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
@@ -61,6 +94,8 @@ func runEval(args []string) error {
 	ratingMap := fs.String("rating-map", "", "move other sites' ratings onto one scale first, as prep's -rating-map: \"\" (none), \""+games.ShippedRatingMap+"\" or a JSON file")
 	var netMaps listFlag
 	fs.Var(&netMaps, "net-rating-map", "NAME=MAP: contestant NAME reads ratings mapped by MAP instead of -rating-map's (\"none\" for the PGN's), for a net trained on another scale; the tables keep -rating-map's; repeatable")
+	var means listFlag
+	fs.Var(&means, "mean", "contestant NAME=A,B[,...]: an ensemble of the -net contestants A, B, ...: the weighted mean of their move distributions (weights as A:3,B:1; equal by default), the first member's value and think-time heads; repeatable")
 	var compares listFlag
 	fs.Var(&compares, "compare", "two contestants whose paired difference is reported, NAME1,NAME2 (first minus second); repeatable, one column each (default: the first two)")
 	dims := fs.String("dims", strings.Join(eval.Dimensions, ","), "breakdowns printed on the terminal")
@@ -135,6 +170,13 @@ func runEval(args []string) error {
 			return fmt.Errorf("-net-rating-map %q: %w", nm, err)
 		}
 		cfg.Contestants[i].OwnScale, cfg.Contestants[i].RatingMap = true, m
+	}
+	for _, m := range means {
+		s, err := meanSpec(m, cfg.Contestants)
+		if err != nil {
+			return err
+		}
+		cfg.Contestants = append(cfg.Contestants, s)
 	}
 	for _, compare := range compares {
 		a, b, ok := strings.Cut(compare, ",")

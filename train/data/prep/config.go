@@ -75,7 +75,7 @@ type Config struct {
 	// Teacher labelling (distillation): every kept position is evaluated
 	// with the Teacher net and its record carries softmax(logits) over the
 	// legal moves (shard.AppendTeacher).
-	Teacher      string `json:"teacher"`       // net file (HumChess .onnx/.safetensors, Lc0/Maia .pb.gz), "default" (the embedded net), or a directory of band nets NAME-RATING.EXT (the mover's band labels each position); "" = no teacher
+	Teacher      string `json:"teacher"`       // net file (HumChess .onnx/.safetensors, Lc0/Maia .pb.gz), "default" (the embedded net), or a directory of band nets NAME-RATING.EXT (the mover's band labels each position), or a mean of such teachers "A:W,B:W" (TeacherMembers); "" = no teacher
 	TeacherBatch int    `json:"teacher_batch"` // positions per teacher evaluation; 0 = DefaultTeacherBatch
 	// OpenTeacher opens one instance of a teacher net file (Teacher, or a
 	// band net of its directory); Run calls it once per worker and net (a
@@ -159,6 +159,11 @@ func (c *Config) Validate() error {
 		return bad("teacher batch %d < 0", c.TeacherBatch)
 	case c.Teacher != "" && c.OpenTeacher == nil:
 		return bad("teacher %q but no OpenTeacher to open it", c.Teacher)
+	}
+	if c.Teacher != "" {
+		if _, err := TeacherMembers(c.Teacher); err != nil {
+			return bad("%v", err)
+		}
 	}
 	if len(c.TimeClasses) == 0 {
 		return bad("no time classes")
@@ -249,6 +254,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Plots, "plots", c.Plots, "write PNG histograms")
 	fs.BoolVar(&c.Quiet, "quiet", c.Quiet, "no progress bar")
 	fs.StringVar(&c.RatingMap, "rating-map", c.RatingMap, "move other sites' ratings onto one scale before encoding: \"\" (none), \""+games.ShippedRatingMap+"\" (chess.com onto lichess, shipped) or a JSON file (train/data/games/ratingmaps)")
-	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution and win/draw/loss, for distillation: a net file, \"default\" (the embedded net), or a directory of band nets such as ../shared/maia (each position labelled by the net of the mover's band, between two band centres by one of the neighbours chosen by distance)")
+	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution and win/draw/loss, for distillation: a net file, \"default\" (the embedded net), or a directory of band nets such as ../shared/maia (each position labelled by the net of the mover's band, between two band centres by one of the neighbours chosen by distance), or an ensemble of those, A:W,B:W (the weighted mean of their move distributions, the first one's win/draw/loss; e.g. default:1,../shared/maia:1)")
 	fs.IntVar(&c.TeacherBatch, "teacher-batch", c.TeacherBatch, "positions per teacher evaluation")
 }

@@ -333,21 +333,31 @@ func openTeachers(cfg *Config) ([]*teacher, error) {
 	if batch == 0 {
 		batch = DefaultTeacherBatch
 	}
-	files, err := teacherFiles(cfg.Teacher)
+	members, err := TeacherMembers(cfg.Teacher)
 	if err != nil {
 		return nil, fmt.Errorf("prep: teacher: %w", err)
+	}
+	files := make([][]BandNet, len(members))
+	for k, m := range members {
+		if files[k], err = teacherFiles(m.Spec); err != nil {
+			return nil, fmt.Errorf("prep: teacher: %w", err)
+		}
 	}
 	ts := make([]*teacher, 0, cfg.Workers)
 	for range cfg.Workers {
 		t := &teacher{batch: batch}
 		ts = append(ts, t)
-		for _, f := range files {
-			n, err := cfg.OpenTeacher(f.File)
-			if err != nil {
-				closeTeachers(ts)
-				return nil, fmt.Errorf("prep: teacher %s: %w", f.File, err)
+		for k, m := range members {
+			mem := &member{weight: m.Weight}
+			t.members = append(t.members, mem)
+			for _, f := range files[k] {
+				n, err := cfg.OpenTeacher(f.File)
+				if err != nil {
+					closeTeachers(ts)
+					return nil, fmt.Errorf("prep: teacher %s: %w", f.File, err)
+				}
+				mem.bands = append(mem.bands, bandNet{net: n, BandNet: f})
 			}
-			t.bands = append(t.bands, bandNet{net: n, BandNet: f})
 		}
 	}
 	return ts, nil
@@ -355,8 +365,10 @@ func openTeachers(cfg *Config) ([]*teacher, error) {
 
 func closeTeachers(ts []*teacher) {
 	for _, t := range ts {
-		for _, b := range t.bands {
-			_ = b.net.Close() // nothing to do about a failed close of a read-only net
+		for _, m := range t.members {
+			for _, b := range m.bands {
+				_ = b.net.Close() // nothing to do about a failed close of a read-only net
+			}
 		}
 	}
 }

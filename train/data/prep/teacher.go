@@ -36,17 +36,28 @@ const DefaultTeacherBatch = 64
 // two neighbours, chosen at random (seeded by game and ply) with the
 // probability of its closeness, so the labels are the distance-weighted mix
 // of the two in expectation, at the cost of one evaluation.
+//
+// A mean teacher (Config.Teacher "A:W,B:W") is an ensemble of such
+// members: every position goes to each, and its label is the weighted mean
+// of their move distributions (nets.MeanOutputs), its win/draw/loss the
+// first member's.
 type teacher struct {
-	bands []bandNet // one net, or one per rating band, by rating
-	batch int
-	queue []nets.Input
-	which []int // the band each queued position goes to
-	enc   board.Encoded
-	probs []float32
-	data  []byte
-	ends  []int32
+	members []*member
+	batch   int
+	queue   []nets.Input
+	enc     board.Encoded
+	probs   []float32
+	data    []byte
+	ends    []int32
 	// evaluated is the time spent in Evaluate, for the summary.
 	evaluated time.Duration
+}
+
+// member is one net, or one net per rating band, of a teacher.
+type member struct {
+	bands  []bandNet // by rating
+	weight float64
+	which  []int // the band each queued position goes to
 }
 
 // bandNet is one net of a teacher and the rating band it stands for.
@@ -63,7 +74,7 @@ type BandNet struct {
 
 // pick returns the band a position whose mover is rated rating goes to; u
 // is uniform in [0, 1).
-func (t *teacher) pick(rating float32, u float64) int {
+func (t *member) pick(rating float32, u float64) int {
 	n := len(t.bands)
 	if n == 1 || rating <= 0 {
 		if n > 1 { // unknown rating: the middle band
@@ -92,19 +103,35 @@ func (t *teacher) pick(rating float32, u float64) int {
 // neighbouring bands (see pick).
 func (t *teacher) add(g *board.Game, ctx board.Context, u float64) {
 	t.queue = append(t.queue, nets.Input{Game: g.Clone(), Ctx: ctx})
-	t.which = append(t.which, t.pick(ctx.MoverRating, u))
+	for _, m := range t.members {
+		m.which = append(m.which, m.pick(ctx.MoverRating, u))
+	}
 }
 
 // unqueue drops the last n queued positions.
 func (t *teacher) unqueue(n int) {
 	clear(t.queue[len(t.queue)-n:])
 	t.queue = t.queue[:len(t.queue)-n]
-	t.which = t.which[:len(t.which)-n]
+	for _, m := range t.members {
+		m.which = m.which[:len(m.which)-n]
+	}
 }
 
 // name is the teacher's name for logs and the manifest: the net's own name,
-// or the bands' names joined by "+".
+// or the bands' names joined by "+"; a mean's members' names with their
+// weights, "A:W,B:W".
 func (t *teacher) name() string {
+	if len(t.members) == 1 {
+		return t.members[0].name()
+	}
+	names := make([]string, len(t.members))
+	for k, m := range t.members {
+		names[k] = m.name() + ":" + strconv.FormatFloat(m.weight, 'g', -1, 64)
+	}
+	return strings.Join(names, ",")
+}
+
+func (t *member) name() string {
 	names := make([]string, len(t.bands))
 	for k, b := range t.bands {
 		names[k] = b.net.Info().Name
@@ -113,18 +140,35 @@ func (t *teacher) name() string {
 }
 
 // info describes the teacher for the manifest; a band teacher's hash is the
-// sha256 of its nets' hashes in band order.
+// sha256 of its nets' hashes in band order, a mean's that of its members'
+// hashes and weights.
 func (t *teacher) info(file string, positions int64) *shard.Teacher {
+	if len(t.members) == 1 {
+		ti := t.members[0].info()
+		ti.File, ti.Positions = file, positions
+		return &ti
+	}
+	h := sha256.New()
+	kinds := make([]string, len(t.members))
+	for k, m := range t.members {
+		mi := m.info()
+		fmt.Fprintf(h, "%s:%g\n", mi.Hash, m.weight)
+		kinds[k] = mi.Kind
+	}
+	return &shard.Teacher{File: file, Name: t.name(), Kind: "mean(" + strings.Join(kinds, ",") + ")",
+		Hash: hex.EncodeToString(h.Sum(nil)), Positions: positions}
+}
+
+func (t *member) info() shard.Teacher {
 	if len(t.bands) == 1 {
 		i := t.bands[0].net.Info()
-		return &shard.Teacher{File: file, Name: i.Name, Kind: i.Kind, Hash: i.Hash, Positions: positions}
+		return shard.Teacher{Name: i.Name, Kind: i.Kind, Hash: i.Hash}
 	}
 	h := sha256.New()
 	for _, b := range t.bands {
 		h.Write([]byte(b.net.Info().Hash))
 	}
-	return &shard.Teacher{File: file, Name: t.name(), Kind: "bands(" + t.bands[0].net.Info().Kind + ")",
-		Hash: hex.EncodeToString(h.Sum(nil)), Positions: positions}
+	return shard.Teacher{Name: t.name(), Kind: "bands(" + t.bands[0].net.Info().Kind + ")", Hash: hex.EncodeToString(h.Sum(nil))}
 }
 
 // bandFile matches a band net's file name: maia-1500.pb.gz, my-1500.onnx.
@@ -138,6 +182,41 @@ func teacherFiles(spec string) ([]BandNet, error) {
 		return []BandNet{{File: spec}}, nil // a file, or "default": the opener reports a missing one
 	}
 	return BandNets(spec)
+}
+
+// TeacherMember is one member of a mean teacher: a net file, "default" or a
+// directory of band nets, and its weight.
+type TeacherMember struct {
+	Spec   string
+	Weight float64
+}
+
+// TeacherMembers parses Config.Teacher: one net (a file, "default" or a
+// directory of band nets), or a mean of several, "A:W,B:W" (weights
+// positive; ":W" may be left out for 1). A single spec is read whole, so a
+// file name with a comma or colon still works as a single teacher when it
+// exists.
+func TeacherMembers(spec string) ([]TeacherMember, error) {
+	if _, err := os.Stat(spec); err == nil || !strings.Contains(spec, ",") {
+		return []TeacherMember{{Spec: spec, Weight: 1}}, nil
+	}
+	var ms []TeacherMember
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		file, w := part, 1.0
+		if i := strings.LastIndex(part, ":"); i >= 0 {
+			v, err := strconv.ParseFloat(part[i+1:], 64)
+			if err != nil {
+				return nil, fmt.Errorf("teacher member %q: want FILE or FILE:WEIGHT", part)
+			}
+			file, w = part[:i], v
+		}
+		if file == "" || !(w > 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("teacher member %q: want FILE or FILE:WEIGHT, the weight positive", part)
+		}
+		ms = append(ms, TeacherMember{Spec: file, Weight: w})
+	}
+	return ms, nil
 }
 
 // BandNets reads a directory of band nets, one per rating band, named
@@ -175,32 +254,39 @@ func (t *teacher) label(ctx context.Context, b *batch) (int64, error) {
 	defer func() {
 		clear(t.queue) // drop the game clones
 		t.queue = t.queue[:0]
-		t.which = t.which[:0]
+		for _, m := range t.members {
+			m.which = m.which[:0]
+		}
 	}()
 	k := 0 // next queued position
-	outs := make([]nets.Output, len(t.queue))
 	start := time.Now()
-	for bi, bn := range t.bands {
-		var idx []int
-		var in []nets.Input
-		for i, w := range t.which {
-			if w == bi {
-				idx = append(idx, i)
-				in = append(in, t.queue[i])
-			}
+	var outs []nets.Output
+	all := make([][]nets.Output, len(t.members))
+	for mi, m := range t.members {
+		o, err := m.evaluate(ctx, t.queue, t.batch)
+		if err != nil {
+			return 0, err
 		}
-		for lo := 0; lo < len(in); lo += t.batch {
-			hi := min(lo+t.batch, len(in))
-			o, err := bn.net.Evaluate(ctx, in[lo:hi])
+		all[mi] = o
+	}
+	if len(t.members) == 1 {
+		outs = all[0]
+	} else {
+		outs = make([]nets.Output, len(t.queue))
+		ws := make([]float64, len(t.members))
+		for mi, m := range t.members {
+			ws[mi] = m.weight
+		}
+		one := make([]nets.Output, len(t.members))
+		for i := range outs {
+			for mi := range t.members {
+				one[mi] = all[mi][i]
+			}
+			o, err := nets.MeanOutputs(one, ws)
 			if err != nil {
-				return 0, fmt.Errorf("prep: teacher %s: %w", bn.net.Info().Name, err)
+				return 0, fmt.Errorf("prep: teacher %s: %w", t.name(), err)
 			}
-			if len(o) != hi-lo {
-				return 0, fmt.Errorf("prep: teacher %s returned %d outputs for %d positions", bn.net.Info().Name, len(o), hi-lo)
-			}
-			for j := range o {
-				outs[idx[lo+j]] = o[j]
-			}
+			outs[i] = o
 		}
 	}
 	t.evaluated += time.Since(start)
@@ -245,6 +331,36 @@ func (t *teacher) label(ctx context.Context, b *batch) (int64, error) {
 		return 0, fmt.Errorf("prep: teacher: %d positions queued, %d records kept", len(outs), k)
 	}
 	return int64(k), nil
+}
+
+// evaluate runs the queued positions in through the member's nets, each
+// position through the net of its band, batch positions at a time.
+func (t *member) evaluate(ctx context.Context, queue []nets.Input, batch int) ([]nets.Output, error) {
+	outs := make([]nets.Output, len(queue))
+	for bi, bn := range t.bands {
+		var idx []int
+		var in []nets.Input
+		for i, w := range t.which {
+			if w == bi {
+				idx = append(idx, i)
+				in = append(in, queue[i])
+			}
+		}
+		for lo := 0; lo < len(in); lo += batch {
+			hi := min(lo+batch, len(in))
+			o, err := bn.net.Evaluate(ctx, in[lo:hi])
+			if err != nil {
+				return nil, fmt.Errorf("prep: teacher %s: %w", bn.net.Info().Name, err)
+			}
+			if len(o) != hi-lo {
+				return nil, fmt.Errorf("prep: teacher %s returned %d outputs for %d positions", bn.net.Info().Name, len(o), hi-lo)
+			}
+			for j := range o {
+				outs[idx[lo+j]] = o[j]
+			}
+		}
+	}
+	return outs, nil
 }
 
 // distribution sets t.probs to softmax(out.Logits) in the order of

@@ -319,3 +319,83 @@ func TestTeacherBandFiles(t *testing.T) {
 	_, err = teacherFiles(dir)
 	require.ErrorContains(t, err, "two nets for band 1100")
 }
+
+// TestTeacherMean labels with a mean of two teachers, weighted 3:1, and checks
+// each record's distribution against the weighted mean of the two nets'
+// softmaxes, and its win/draw/loss against the first's.
+func TestTeacherMean(t *testing.T) {
+	in := dataFile(t, lichessSample)
+	cfg := testConfig(t, in)
+	cfg.MaxGames = 300
+	cfg.Teacher, cfg.TeacherBatch = "a.pb.gz:3, b.pb.gz", 16
+	cfg.OpenTeacher = func(file string) (nets.Net, error) {
+		if file == "a.pb.gz" {
+			return fakeTeacher(file)
+		}
+		require.Equal(t, "b.pb.gz", file)
+		f := nets.NewFake(2)
+		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
+			out := make([]float32, len(moves))
+			for k, mv := range moves {
+				idx, _ := board.MoveToIndex(mv, in.Game.WhiteToMove())
+				out[k] = bandLogit(idx, 1500)
+			}
+			return out
+		}
+		return f, nil // no value head: the mean keeps the first member's
+	}
+	sum, err := Run(context.Background(), cfg, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "fake-1:3,fake-2:1", sum.Teacher)
+	set, recs := readAll(t, cfg.Out)
+	require.Greater(t, len(recs), 500)
+	assert.Equal(t, "mean(fake,fake)", set.Manifest.Teacher.Kind)
+	assert.Equal(t, cfg.Teacher, set.Manifest.Teacher.File)
+	assert.Len(t, set.Manifest.Teacher.Hash, 64)
+
+	var e board.Encoded
+	var tg board.Targets
+	var d shard.Distill
+	for i, rec := range recs {
+		require.NoError(t, shard.DecodeSampleDistill(rec, &e, &tg, &d))
+		require.Len(t, d.Moves, len(e.Legal), "record %d", i)
+		var za, zb float64
+		for _, l := range e.Legal {
+			za += math.Exp(float64(fakeTeacherLogit(int(l), e.Ctx)))
+			zb += math.Exp(float64(bandLogit(int(l), 1500)))
+		}
+		for k, l := range e.Legal {
+			want := 0.75*math.Exp(float64(fakeTeacherLogit(int(l), e.Ctx)))/za + 0.25*math.Exp(float64(bandLogit(int(l), 1500)))/zb
+			require.InDelta(t, want, d.Moves[k], (1+float64(len(e.Legal))/2)/65535, "record %d move %d", i, k)
+		}
+		require.True(t, d.HasWDL, "record %d", i)
+		w := fakeTeacherWDL(e.Ctx)
+		require.InDelta(t, w[0], d.WDL[0], 2.0/65535, "record %d", i)
+	}
+}
+
+// TestTeacherMembers checks the parsing of a mean teacher's specification.
+func TestTeacherMembers(t *testing.T) {
+	ms, err := TeacherMembers("x.onnx")
+	require.NoError(t, err)
+	assert.Equal(t, []TeacherMember{{Spec: "x.onnx", Weight: 1}}, ms)
+	ms, err = TeacherMembers("default:2, ../shared/maia:0.5,c.onnx")
+	require.NoError(t, err)
+	assert.Equal(t, []TeacherMember{{"default", 2}, {"../shared/maia", 0.5}, {"c.onnx", 1}}, ms)
+	// an existing file whose name holds a comma is one teacher
+	odd := filepath.Join(t.TempDir(), "a,b.onnx")
+	require.NoError(t, os.WriteFile(odd, nil, 0o644))
+	ms, err = TeacherMembers(odd)
+	require.NoError(t, err)
+	assert.Equal(t, []TeacherMember{{odd, 1}}, ms)
+	good := DefaultConfig()
+	good.Inputs, good.Out, good.Teacher, good.OpenTeacher = []string{"x.pgn"}, "out", "a:1,b:2", fakeTeacher
+	require.NoError(t, good.Validate())
+	for _, bad := range []string{"a:0,b", "a:-1,b", "a:x,b", ",b", "a,:2", "a:NaN,b", "a:Inf,b"} {
+		_, err := TeacherMembers(bad)
+		assert.Error(t, err, bad)
+		cfg := DefaultConfig()
+		cfg.Inputs, cfg.Out, cfg.Teacher, cfg.OpenTeacher = []string{"x.pgn"}, "out", bad, fakeTeacher
+		assert.Error(t, cfg.Validate(), bad)
+	}
+}

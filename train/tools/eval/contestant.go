@@ -93,23 +93,43 @@ type netContestant struct {
 	in  []nets.Input
 }
 
-func (c *netContestant) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
-	c.in = c.in[:0]
-	for _, p := range ps {
-		c.in = append(c.in, nets.Input{Game: p.Game, Ctx: p.Ctx})
-	}
-	res, err := c.net.Evaluate(ctx, c.in)
+// outputter is a contestant that gives a net's whole output per position,
+// which a mean of contestants mixes.
+type outputter interface {
+	Contestant
+	outputs(ctx context.Context, ps []*Position) ([]nets.Output, error)
+}
+
+// predictFrom scores the outputs an outputter gives for ps.
+func predictFrom(ctx context.Context, c outputter, ps []*Position, out []Prediction) error {
+	res, err := c.outputs(ctx, ps)
 	if err != nil {
 		return err
-	}
-	if len(res) != len(ps) {
-		return fmt.Errorf("eval: net %s returned %d outputs for %d positions", c.net.Info().Name, len(res), len(ps))
 	}
 	for i, p := range ps {
 		out[i] = score(res[i], p.Move)
 		out[i].WDLLoss, out[i].TimeLoss = headLosses(res[i], p)
 	}
 	return nil
+}
+
+func (c *netContestant) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
+	return predictFrom(ctx, c, ps, out)
+}
+
+func (c *netContestant) outputs(ctx context.Context, ps []*Position) ([]nets.Output, error) {
+	c.in = c.in[:0]
+	for _, p := range ps {
+		c.in = append(c.in, nets.Input{Game: p.Game, Ctx: p.Ctx})
+	}
+	res, err := c.net.Evaluate(ctx, c.in)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(ps) {
+		return nil, fmt.Errorf("eval: net %s returned %d outputs for %d positions", c.net.Info().Name, len(res), len(ps))
+	}
+	return res, nil
 }
 
 func (c *netContestant) Close() error { return c.net.Close() }
@@ -204,6 +224,11 @@ type maiaAuto struct {
 }
 
 func (m *maiaAuto) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
+	return predictFrom(ctx, m, ps, out)
+}
+
+func (m *maiaAuto) outputs(ctx context.Context, ps []*Position) ([]nets.Output, error) {
+	res := make([]nets.Output, len(ps))
 	groups := map[int][]int{}
 	for i, p := range ps {
 		b := 1500
@@ -224,19 +249,18 @@ func (m *maiaAuto) Predict(ctx context.Context, ps []*Position, out []Prediction
 		for k, i := range idx {
 			in[k] = nets.Input{Game: ps[i].Game, Ctx: ps[i].Ctx}
 		}
-		res, err := n.Evaluate(ctx, in)
+		o, err := n.Evaluate(ctx, in)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if len(res) != len(idx) {
-			return fmt.Errorf("eval: maia-%d returned %d outputs for %d positions", b, len(res), len(idx))
+		if len(o) != len(idx) {
+			return nil, fmt.Errorf("eval: maia-%d returned %d outputs for %d positions", b, len(o), len(idx))
 		}
 		for k, i := range idx {
-			out[i] = score(res[k], ps[i].Move)
-			out[i].WDLLoss, out[i].TimeLoss = headLosses(res[k], ps[i])
+			res[i] = o[k]
 		}
 	}
-	return nil
+	return res, nil
 }
 
 func (m *maiaAuto) Close() error {
@@ -339,3 +363,90 @@ func (u *uciContestant) Predict(ctx context.Context, ps []*Position, out []Predi
 }
 
 func (u *uciContestant) Close() error { return u.eng.Close() }
+
+// MeanSpec is an ensemble of contestants that give a net's whole output
+// (nets and maia-auto, not UCI engines): each position's move distribution
+// is the weighted mean of theirs (nets.MeanOutputs), its value and
+// think-time heads the first member's. The members must read ratings on one
+// scale; the mean reads it too.
+func MeanSpec(name string, members []Spec, weights []float64) (Spec, error) {
+	if len(members) < 2 || len(members) != len(weights) {
+		return Spec{}, fmt.Errorf("%w: mean %s: want two or more members, one weight each", ErrSpec, name)
+	}
+	for _, m := range members {
+		if !m.Probabilities {
+			return Spec{}, fmt.Errorf("%w: mean %s: member %s gives no move probabilities", ErrSpec, name, m.Name)
+		}
+		if m.OwnScale != members[0].OwnScale || m.RatingMap != members[0].RatingMap {
+			return Spec{}, fmt.Errorf("%w: mean %s: members %s and %s read ratings on different scales", ErrSpec, name, members[0].Name, m.Name)
+		}
+	}
+	for _, w := range weights {
+		if !(w > 0) || math.IsInf(w, 1) {
+			return Spec{}, fmt.Errorf("%w: mean %s: weight %v, want a positive number", ErrSpec, name, w)
+		}
+	}
+	return Spec{Name: name, Probabilities: true, OwnScale: members[0].OwnScale, RatingMap: members[0].RatingMap,
+		Open: func() (Contestant, error) {
+			m := &mean{weights: weights}
+			for _, s := range members {
+				c, err := s.Open()
+				if err != nil {
+					_ = m.Close() // the open error is the one to report
+					return nil, err
+				}
+				o, ok := c.(outputter)
+				if !ok {
+					_ = c.Close()
+					_ = m.Close()
+					return nil, fmt.Errorf("%w: mean %s: member %s gives no whole outputs", ErrSpec, name, s.Name)
+				}
+				m.members = append(m.members, o)
+			}
+			return m, nil
+		}}, nil
+}
+
+type mean struct {
+	members []outputter
+	weights []float64
+	outs    []nets.Output
+}
+
+func (m *mean) Predict(ctx context.Context, ps []*Position, out []Prediction) error {
+	return predictFrom(ctx, m, ps, out)
+}
+
+func (m *mean) outputs(ctx context.Context, ps []*Position) ([]nets.Output, error) {
+	all := make([][]nets.Output, len(m.members))
+	for k, c := range m.members {
+		o, err := c.outputs(ctx, ps)
+		if err != nil {
+			return nil, err
+		}
+		all[k] = o
+	}
+	res := make([]nets.Output, len(ps))
+	for i := range ps {
+		m.outs = m.outs[:0]
+		for k := range m.members {
+			m.outs = append(m.outs, all[k][i])
+		}
+		o, err := nets.MeanOutputs(m.outs, m.weights)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		res[i] = o
+	}
+	return res, nil
+}
+
+func (m *mean) Close() error {
+	var first error
+	for _, c := range m.members {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

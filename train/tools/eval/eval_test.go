@@ -476,3 +476,45 @@ func TestOwnScale(t *testing.T) {
 	require.NoError(t, rep.WriteText(&text, []string{"all"}))
 	assert.Contains(t, text.String(), "own reads ratings as the PGN gives them")
 }
+
+// TestMean evaluates the mean of the oracle and the uniform net: it keeps the
+// oracle's first choice for White (probability about 1/2 + 1/2n) and its
+// last place for Black (about 1/2n), so its log-probability of the human
+// move is the log of the two nets' mean, position by position.
+func TestMean(t *testing.T) {
+	pl := played{}
+	g1, counts := synthGame(t, pl, 1, 40, 1520, 1230)
+	path := filepath.Join(t.TempDir(), "synth.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(g1), 0o644))
+	oracleSpec, uniformSpec := NetContestantSpec("oracle", oracle(pl)), NetContestantSpec("uniform", uniform)
+	mean, err := MeanSpec("mean", []Spec{oracleSpec, uniformSpec}, []float64{1, 1})
+	require.NoError(t, err)
+	rep, err := Run(context.Background(), Config{Inputs: []string{path}, Workers: 1,
+		Contestants: []Spec{oracleSpec, uniformSpec, mean}})
+	require.NoError(t, err)
+	all := rep.Row(ProtocolAll, "all", "all")
+	o, m := all.Cells[0], all.Cells[2]
+	require.Equal(t, int64(len(counts)), m.N)
+	assert.Equal(t, o.Top1, m.Top1, "White's moves first, Black's last")
+	var want float64
+	for ply, n := range counts {
+		po := math.Exp(10) / (math.Exp(10) + float64(n-1)) // White: the human move's logit is +10
+		if ply%2 == 1 {
+			po = math.Exp(-10) / (math.Exp(-10) + float64(n-1))
+		}
+		want += math.Log(0.5*po + 0.5/float64(n))
+	}
+	assert.InDelta(t, want, m.LogP, 1e-3)
+
+	_, err = MeanSpec("one", []Spec{oracleSpec}, []float64{1})
+	assert.ErrorIs(t, err, ErrSpec, "one member")
+	_, err = MeanSpec("w", []Spec{oracleSpec, uniformSpec}, []float64{1, 0})
+	assert.ErrorIs(t, err, ErrSpec, "a zero weight")
+	engine := UCISpec("engine", EngineSpec{Path: "nonexistent"})
+	_, err = MeanSpec("e", []Spec{oracleSpec, engine}, []float64{1, 1})
+	assert.ErrorIs(t, err, ErrSpec, "an engine gives no probabilities")
+	mapped := uniformSpec
+	mapped.OwnScale = true
+	_, err = MeanSpec("s", []Spec{oracleSpec, mapped}, []float64{1, 1})
+	assert.ErrorIs(t, err, ErrSpec, "members on two rating scales")
+}
