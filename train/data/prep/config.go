@@ -51,6 +51,10 @@ type Config struct {
 	// once.
 	Part  int `json:"part,omitempty"`  // 1..Parts; 0 with Parts 0 = all games
 	Parts int `json:"parts,omitempty"` // number of parts; 0 or 1 = all games
+	// PartValidation keeps only part Part's validation games too: a
+	// validation split a Parts-th the size, for a trainer that reads only
+	// its first positions, so a teacher labels far fewer of them.
+	PartValidation bool `json:"part_validation,omitempty"`
 
 	// Position sampling.
 	MinClock     float64 `json:"min_clock"`      // skip positions where the mover's clock is below this, seconds; 0 disables; unknown clocks never skip
@@ -243,6 +247,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.AdjacentBandKeep, "adjacent-band-keep", c.AdjacentBandKeep, "keep rate of games between adjacent bands")
 	fs.Int64Var(&c.PairCap, "pair-cap", c.PairCap, "maximum games per pair of bands (0 = none)")
 	fs.Var(partFlag{c}, "part", "K/N: keep only the training games of part K of N (by game hash; every validation game is kept), to prepare and train on a large set a part at a time")
+	fs.BoolVar(&c.PartValidation, "part-validation", c.PartValidation, "with -part K/N, keep only part K's validation games too (a validation split N times smaller, which a teacher labels N times faster)")
 	fs.Float64Var(&c.MinClock, "min-clock", c.MinClock, "skip positions with less than this on the mover's clock, seconds (0 = off)")
 	fs.IntVar(&c.EarlyFullPly, "early-full-ply", c.EarlyFullPly, "ply from which positions are kept at full rate (0 = off)")
 	fs.Float64Var(&c.EarlyMinRate, "early-min-rate", c.EarlyMinRate, "sampling rate at ply 0")

@@ -101,7 +101,7 @@ func (f *filter) headerReason(g *pgn.Game, id uint64) string {
 			return ReasonAdjacentBand
 		}
 	}
-	if c.Parts > 1 && !games.IsValidation(id, c.ValFraction) && games.PartOf(id, c.Parts) != c.Part-1 {
+	if c.Parts > 1 && (c.PartValidation || !games.IsValidation(id, c.ValFraction)) && games.PartOf(id, c.Parts) != c.Part-1 {
 		return ReasonOtherPart
 	}
 	return ""

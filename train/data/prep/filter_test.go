@@ -191,6 +191,24 @@ func TestParts(t *testing.T) {
 	for k, m := range perPart {
 		assert.InDelta(t, float64(n-val)/parts, float64(m), 0.05*float64(n), "part %d", k+1)
 	}
+
+	// -part-validation: every game, validation or not, in exactly one part
+	kept = make([]int, n)
+	for k := 1; k <= parts; k++ {
+		c := base
+		c.Part, c.Parts, c.PartValidation = k, parts, true
+		f := newFilter(&c)
+		for i := range gs {
+			if r := f.headerReason(&gs[i], games.ID(&gs[i])); r == "" {
+				kept[i]++
+			} else {
+				require.Equal(t, ReasonOtherPart, r)
+			}
+		}
+	}
+	for i := range gs {
+		assert.Equal(t, 1, kept[i], "game %d: in one part", i)
+	}
 }
 
 func TestPartFlag(t *testing.T) {
