@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,10 +265,13 @@ func (m *maiaAuto) outputs(ctx context.Context, ps []*Position) ([]nets.Output, 
 	return res, nil
 }
 
-func (m *maiaAuto) Close() error {
+func (m *maiaAuto) Close() error { return closeAll(slices.Collect(maps.Values(m.nets))) }
+
+// closeAll closes every c and returns the first error.
+func closeAll[C interface{ Close() error }](cs []C) error {
 	var first error
-	for _, n := range m.nets {
-		if err := n.Close(); err != nil && first == nil {
+	for _, c := range cs {
+		if err := c.Close(); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -441,12 +446,4 @@ func (m *mean) outputs(ctx context.Context, ps []*Position) ([]nets.Output, erro
 	return res, nil
 }
 
-func (m *mean) Close() error {
-	var first error
-	for _, c := range m.members {
-		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+func (m *mean) Close() error { return closeAll(m.members) }
