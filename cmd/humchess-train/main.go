@@ -4,7 +4,7 @@
 //	humchess-train train  [-preset tiny|default|large] [-config FILE.json] [flags] -data SHARDS -out RUN
 //	humchess-train train  -resume -data SHARDS -out RUN
 //	humchess-train export -ckpt RUN/best.ckpt [-safetensors NET.safetensors] [-onnx NET.onnx]
-//	humchess-train grow   -ckpt RUN/last.ckpt [-add N] [-dim D [-ffn F]] -out GROWN.ckpt
+//	humchess-train grow   -ckpt RUN/last.ckpt [-add N] [-dim D [-ffn F]] [-rating-experts L] -out GROWN.ckpt
 //	humchess-train adopt  -ckpt RUN/last.ckpt -net NET.onnx -steps N -data SHARDS -out RUN/last.ckpt
 //	humchess-train average [-weights W1,W2,...] [-out AVG.ckpt] [-onnx NET.onnx] A.ckpt B.ckpt ...
 //	humchess-train presets
@@ -122,6 +122,7 @@ func run(args []string, log io.Writer) error {
 		dim := fs.Int("dim", 0, "widen the model to this width (a multiple of the head width; new channels come as new heads)")
 		ffn := fs.Int("ffn", 0, "widen the feed-forward layers to this width (default: the model width's growth in proportion)")
 		seed := fs.Uint64("seed", 1, "seed of the new entries that start random when widening")
+		experts := fs.Int("rating-experts", 0, "give the feed-forward layers of the last L encoder layers one weight delta per mover-rating input, starting at zero")
 		out := fs.String("out", "", "write the grown checkpoint here (may be -ckpt itself)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
@@ -145,7 +146,7 @@ func run(args []string, log io.Writer) error {
 			if g, err = torch.Widen(g, d, f, *seed); err != nil {
 				return err
 			}
-		} else if *add == 0 {
+		} else if *add == 0 && *experts == 0 {
 			*add = 2
 		}
 		if *add != 0 {
@@ -153,12 +154,17 @@ func run(args []string, log io.Writer) error {
 				return err
 			}
 		}
+		if *experts != 0 {
+			if g, err = torch.AddRatingExperts(g, *experts); err != nil {
+				return err
+			}
+		}
 		if err := torch.SaveCheckpoint(*out, g); err != nil {
 			return err
 		}
 		a, b := ck.Arch, g.Arch
-		fmt.Fprintf(log, "humchess-train: grew %s from %d layers x %d (ffn %d) to %d x %d (ffn %d), %d to %d parameters, at step %d into %s; continue with train -resume -end-at N\n",
-			*ckpt, a.Layers, a.Dim, a.FFNDim, b.Layers, b.Dim, b.FFNDim, a.ParamCount(), b.ParamCount(), g.State.Step, *out)
+		fmt.Fprintf(log, "humchess-train: grew %s from %d layers x %d (ffn %d, rating experts in %d) to %d x %d (ffn %d, rating experts in %d), %d to %d parameters, at step %d into %s; continue with train -resume -end-at N\n",
+			*ckpt, a.Layers, a.Dim, a.FFNDim, a.RatingExperts, b.Layers, b.Dim, b.FFNDim, b.RatingExperts, a.ParamCount(), b.ParamCount(), g.State.Step, *out)
 		return nil
 	case "adopt":
 		fs := flag.NewFlagSet("humchess-train adopt", flag.ContinueOnError)

@@ -43,6 +43,26 @@ type Arch struct {
 	// the position. Off by default; left out of the JSON when off, so nets
 	// without it keep their bytes.
 	LegalHead bool `json:"legal_head,omitempty"`
+	// RatingExperts gives the feed-forward layers of the last RatingExperts
+	// encoder layers one weight delta per mover-rating input (weights
+	// "layers.L.ffn.w1.experts" [E,f,d] and "layers.L.ffn.w2.experts"
+	// [E,d,f], E = NumRatingExperts): a position runs ffn.w1 + sum_e g_e
+	// experts[e], where g is the global input's first E entries, the mover
+	// rating's soft one-hot over board.RatingAnchors and its unknown flag
+	// (they sum to 1). A net learns rating-specific features at the cost of
+	// a weight mix per layer, not of a wider forward pass. 0 (off) is left
+	// out of the JSON, so nets without it keep their bytes.
+	RatingExperts int `json:"rating_experts,omitempty"`
+}
+
+// NumRatingExperts is the number of rating experts of a layer with
+// Arch.RatingExperts: one per board.RatingAnchors entry and one for an
+// unknown rating, the first NumRatingExperts global inputs.
+const NumRatingExperts = board.NumRatingAnchors + 1
+
+// HasExperts reports whether encoder layer l has rating experts.
+func (a Arch) HasExperts(l int) bool {
+	return a.RatingExperts > 0 && l >= a.Layers-a.RatingExperts
 }
 
 // DefaultNormEps is the RMSNorm epsilon of the presets.
@@ -142,6 +162,12 @@ func (a Arch) Validate() error {
 			return fmt.Errorf("%w: %s = %d, want %d..%d", ErrArch, c.name, c.v, c.lo, c.h)
 		}
 	}
+	if a.RatingExperts < 0 || a.RatingExperts > a.Layers {
+		return fmt.Errorf("%w: rating_experts = %d, want 0..%d (the layers)", ErrArch, a.RatingExperts, a.Layers)
+	}
+	if a.RatingExperts > 0 && a.GlobalDim < NumRatingExperts {
+		return fmt.Errorf("%w: rating_experts needs the %d mover-rating global inputs, global_dim is %d", ErrArch, NumRatingExperts, a.GlobalDim)
+	}
 	if a.Dim%a.Heads != 0 {
 		return fmt.Errorf("%w: dim %d is not a multiple of heads %d", ErrArch, a.Dim, a.Heads)
 	}
@@ -199,6 +225,12 @@ func (a Arch) Tensors() []Tensor {
 			Tensor{l + "ffn.w1", []int{f, d}},
 			Tensor{l + "ffn.w2", []int{d, f}},
 		)
+		if a.HasExperts(i) {
+			ts = append(ts,
+				Tensor{l + "ffn.w1.experts", []int{NumRatingExperts, f, d}},
+				Tensor{l + "ffn.w2.experts", []int{NumRatingExperts, d, f}},
+			)
+		}
 		if a.Smolgen {
 			ts = append(ts,
 				Tensor{l + "smolgen.compress", []int{c, d}},
@@ -261,6 +293,9 @@ func (a Arch) ParamCount() int64 {
 		n += NumSquares * NumSquares * hs
 	}
 	n += int64(a.Layers) * layer
+	if a.RatingExperts > 0 && a.RatingExperts <= a.Layers {
+		n += int64(a.RatingExperts) * int64(NumRatingExperts) * 2 * f * d
+	}
 	n += d                                 // norm
 	n += 2*(p*d+p) + NumPromo*d + NumPromo // policy
 	n += d*d + d + NumWDL*d + NumWDL       // value

@@ -42,17 +42,27 @@ func WeightsFromONNX(a Arch, sum string, model []byte) (Weights, error) {
 			continue
 		}
 		x, ok := inits[t.Name+".T"]
-		if !ok || len(t.Shape) != 2 {
+		if !ok || len(t.Shape) < 2 || len(t.Shape) > 3 {
 			return nil, fmt.Errorf("%w: the model has no initializer %q (nor its transpose)", ErrWeights, t.Name)
 		}
-		out, in := t.Shape[0], t.Shape[1]
-		if !slices.Equal(x.Dims, []int64{int64(in), int64(out)}) || len(x.Float32) != in*out {
-			return nil, fmt.Errorf("%w: initializer %q has dims %v, want [%d %d]", ErrWeights, t.Name+".T", x.Dims, in, out)
+		// A matrix [out,in] is stored as [in,out]; a stack [E,out,in] of
+		// rating experts as [E,in,out], each matrix transposed.
+		stack, out, in := 1, t.Shape[0], t.Shape[1]
+		want := []int64{int64(in), int64(out)}
+		if len(t.Shape) == 3 {
+			stack, out, in = t.Shape[0], t.Shape[1], t.Shape[2]
+			want = []int64{int64(stack), int64(in), int64(out)}
 		}
-		m := make([]float32, in*out)
-		for o := range out {
-			for i := range in {
-				m[o*in+i] = x.Float32[i*out+o]
+		if !slices.Equal(x.Dims, want) || len(x.Float32) != stack*in*out {
+			return nil, fmt.Errorf("%w: initializer %q has dims %v, want %v", ErrWeights, t.Name+".T", x.Dims, want)
+		}
+		m := make([]float32, stack*in*out)
+		for e := range stack {
+			src, dst := x.Float32[e*in*out:], m[e*in*out:]
+			for o := range out {
+				for i := range in {
+					dst[o*in+i] = src[i*out+o]
+				}
 			}
 		}
 		w[t.Name] = m

@@ -31,20 +31,24 @@ func BenchmarkEvaluate(b *testing.B) {
 			for i := range in {
 				in[i] = pos[i%len(pos)]
 			}
-			b.Run(fmt.Sprintf("batch%d/threads%d", batch, threads), func(b *testing.B) {
-				_, err := n.Evaluate(context.Background(), in) // warm up
-				require.NoError(b, err)
-				b.ResetTimer()
-				for b.Loop() {
-					if _, err := n.Evaluate(context.Background(), in); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*batch), "ms/pos")
-			})
+			b.Run(fmt.Sprintf("batch%d/threads%d", batch, threads), func(b *testing.B) { benchNet(b, n, in) })
 		}
 		require.NoError(b, n.Close())
 	}
+}
+
+// benchNet times n.Evaluate on in after a warm-up and reports ms/pos, the
+// time per position.
+func benchNet(b *testing.B, n *Net, in []nets.Input) {
+	_, err := n.Evaluate(context.Background(), in)
+	require.NoError(b, err)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := n.Evaluate(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(in))/1000, "ms/pos")
 }
 
 // BenchmarkBuildONNX times building the Default architecture's ONNX model.
@@ -73,5 +77,29 @@ func BenchmarkForwardGo(b *testing.B) {
 		if _, err := m.Forward(batch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRatingExperts times Net.Evaluate at batch 1, one thread, of the
+// shipped net's shape (10 layers, d=64, 4 heads, f=192, smolgen 8/32; random
+// weights) with rating experts in none, the last 2, the last 5 and all 10
+// layers: what Arch.RatingExperts costs a move.
+func BenchmarkRatingExperts(b *testing.B) {
+	lib := ortLib(b)
+	pos := testInputs(b)
+	for _, experts := range []int{0, 2, 5, 10} {
+		a := withContract(board.DefaultContract(), Arch{
+			Layers: 10, Dim: 64, Heads: 4, FFNDim: 192, PolicyDim: 32,
+			Smolgen: true, SmolgenCompress: 8, SmolgenHidden: 32,
+			NormEps: DefaultNormEps, RatingExperts: experts,
+		})
+		w, err := RandomWeights(a, 1)
+		require.NoError(b, err)
+		model, err := BuildONNX(a, w)
+		require.NoError(b, err)
+		n, err := Open(model, Options{LibraryPath: lib, Threads: 1})
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("experts%d", experts), func(b *testing.B) { benchNet(b, n, pos[:1]) })
+		require.NoError(b, n.Close())
 	}
 }

@@ -156,8 +156,9 @@ func (m *Model) one(b Batch, i int, r Result) {
 	}
 
 	// 2. Layers.
+	mix := b.Global[i*G : i*G+min(G, NumRatingExperts)] // the rating experts' weights
 	for l := 0; l < a.Layers; l++ {
-		m.layer(x, l)
+		m.layer(x, l, mix)
 	}
 
 	// 3. Final norm.
@@ -204,8 +205,9 @@ func (m *Model) vocabHead(x []float32, prefix string, out []float32) {
 	}
 }
 
-// layer applies encoder layer l to x [64,d] in place.
-func (m *Model) layer(x []float32, l int) {
+// layer applies encoder layer l to x [64,d] in place; mix weighs the
+// layer's rating experts (Arch.RatingExperts).
+func (m *Model) layer(x []float32, l int, mix []float32) {
 	a, w := m.arch, m.w
 	d, H, hd := a.Dim, a.Heads, a.HeadDim()
 	eps := float32(a.NormEps)
@@ -259,11 +261,31 @@ func (m *Model) layer(x []float32, l int) {
 	}
 
 	h = rmsRows(x, NumSquares, d, w[pre+"norm2"], eps)
-	f := silu(linear(h, NumSquares, d, w[pre+"ffn.w1"], nil, a.FFNDim))
-	f = linear(f, NumSquares, a.FFNDim, w[pre+"ffn.w2"], nil, d)
+	w1, w2 := w[pre+"ffn.w1"], w[pre+"ffn.w2"]
+	if a.HasExperts(l) {
+		w1 = mixExperts(w1, w[pre+"ffn.w1.experts"], mix)
+		w2 = mixExperts(w2, w[pre+"ffn.w2.experts"], mix)
+	}
+	f := silu(linear(h, NumSquares, d, w1, nil, a.FFNDim))
+	f = linear(f, NumSquares, a.FFNDim, w2, nil, d)
 	for j := range x {
 		x[j] += f[j]
 	}
+}
+
+// mixExperts returns the matrix base + sum_e mix[e]*experts[e] (experts
+// [len(mix), len(base)]), accumulated in float64.
+func mixExperts(base, experts, mix []float32) []float32 {
+	out := make([]float32, len(base))
+	n := len(base)
+	for j := range out {
+		acc := float64(base[j])
+		for e, g := range mix {
+			acc += float64(g) * float64(experts[e*n+j])
+		}
+		out[j] = float32(acc)
+	}
+	return out
 }
 
 // smolgen returns the attention bias [heads,64,64] of one layer from its

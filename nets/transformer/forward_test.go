@@ -106,16 +106,19 @@ func TestONNXMatchesForwardRandomInputs(t *testing.T) {
 		smolgen bool
 		batch   int
 		legal   bool
+		experts int
 	}{
-		{"smolgen/batch1", true, 1, false},
-		{"smolgen/batch5", true, 5, false},
-		{"plain/batch1", false, 1, false},
-		{"plain/batch5", false, 5, false},
-		{"legal/batch5", true, 5, true},
+		{"smolgen/batch1", true, 1, false, 0},
+		{"smolgen/batch5", true, 5, false, 0},
+		{"plain/batch1", false, 1, false, 0},
+		{"plain/batch5", false, 5, false, 0},
+		{"legal/batch5", true, 5, true, 0},
+		{"experts/batch1", true, 1, false, 1},
+		{"experts/batch5", true, 5, false, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := Tiny(board.DefaultContract())
-			a.Smolgen, a.LegalHead = tc.smolgen, tc.legal
+			a.Smolgen, a.LegalHead, a.RatingExperts = tc.smolgen, tc.legal, tc.experts
 			w, err := RandomWeights(a, 1)
 			require.NoError(t, err)
 			m, err := NewModel(a, w)
@@ -136,7 +139,7 @@ func TestONNXMatchesForwardRandomInputs(t *testing.T) {
 func TestEveryWeightMatters(t *testing.T) {
 	ortLib(t)
 	a := Tiny(board.DefaultContract())
-	a.Layers, a.LegalHead = 1, true
+	a.Layers, a.LegalHead, a.RatingExperts = 1, true, 1
 	w, err := RandomWeights(a, 2)
 	require.NoError(t, err)
 	b := randomBatch(a, 2, 4)

@@ -180,6 +180,28 @@ func (b *graphBuilder) linear(x, weight string, out, in int, biasName string) st
 	return y
 }
 
+// expertLinear is x @ (W + sum_e mix[e]*experts[e])^T for the [out,in]
+// matrix weight and its rating experts weight+".experts" [E,out,in]: the
+// experts, each stored transposed as weight+".experts.T" [E,in,out], are
+// mixed per position into a [B,in,out] matrix for a batched MatMul.
+func (b *graphBuilder) expertLinear(x, mix, weight string, out, in int) string {
+	g, E := b.g, NumRatingExperts
+	src := b.w[weight+".experts"]
+	t := make([]float32, len(src))
+	for e := 0; e < E; e++ {
+		s, d := src[e*out*in:(e+1)*out*in], t[e*out*in:(e+1)*out*in]
+		for o := 0; o < out; o++ {
+			for i := 0; i < in; i++ {
+				d[i*out+o] = s[o*in+i]
+			}
+		}
+	}
+	stack := g.Initializer(weight+".experts.T", []int64{int64(E), int64(in), int64(out)}, t)
+	dw := g.MatMul(mix, g.Reshape(stack, int64(E), int64(in*out))) // [B,in*out]
+	w := g.Add(g.Reshape(dw, 0, int64(in), int64(out)), b.initT(weight, out, in))
+	return g.MatMul(x, w)
+}
+
 func (b *graphBuilder) build() {
 	g, a := b.g, b.a
 	d, S, G, H, hd := a.Dim, a.SquareDim, a.GlobalDim, a.Heads, a.HeadDim()
@@ -193,6 +215,11 @@ func (b *graphBuilder) build() {
 	x = g.Add(x, b.init("embed.pos"))
 	gl := b.linear(global, "embed.global.weight", d, G, "embed.global.bias")
 	x = g.Add(x, g.Unsqueeze(gl, 1))
+
+	mix := "" // [B,E]: the rating experts' weights, the first global inputs
+	if a.RatingExperts > 0 {
+		mix = g.Slice(global, []int64{0}, []int64{int64(NumRatingExperts)}, []int64{1}, nil)
+	}
 
 	var gen string
 	if a.Smolgen {
@@ -221,8 +248,13 @@ func (b *graphBuilder) build() {
 		x = g.Add(x, b.linear(att, pre+"attn.o", d, d, ""))
 
 		h = b.rms(x, b.init(pre+"norm2"))
-		f := g.SiLU(b.linear(h, pre+"ffn.w1", a.FFNDim, d, ""))
-		x = g.Add(x, b.linear(f, pre+"ffn.w2", d, a.FFNDim, ""))
+		if a.HasExperts(l) {
+			f := g.SiLU(b.expertLinear(h, mix, pre+"ffn.w1", a.FFNDim, d))
+			x = g.Add(x, b.expertLinear(f, mix, pre+"ffn.w2", d, a.FFNDim))
+		} else {
+			f := g.SiLU(b.linear(h, pre+"ffn.w1", a.FFNDim, d, ""))
+			x = g.Add(x, b.linear(f, pre+"ffn.w2", d, a.FFNDim, ""))
+		}
 	}
 
 	// 3. Final norm.

@@ -48,3 +48,40 @@ func Grow(ck *Checkpoint, add int) (*Checkpoint, error) {
 	st.BestVal, st.ValLoss = nil, nil
 	return &Checkpoint{Arch: a, Weights: w, M: moments(ck.M), V: moments(ck.V), State: st}, nil
 }
+
+// AddRatingExperts returns the checkpoint of the same net with rating experts
+// (transformer.Arch.RatingExperts) in the feed-forward layers of its last
+// layers encoder layers: the experts start at zero, so the new net's outputs
+// equal the old net's, and their AdamW moments start at zero; every old
+// parameter keeps its weights and moments. As with Grow, the step, data
+// position and configuration carry over, so `train -resume -end-at N`
+// continues the run with the experts and a new learning-rate cycle.
+func AddRatingExperts(ck *Checkpoint, layers int) (*Checkpoint, error) {
+	if len(ck.M) == 0 || len(ck.V) == 0 {
+		return nil, fmt.Errorf("%w: no optimizer moments: add experts to a training checkpoint (last.ckpt), not an export", ErrCheckpoint)
+	}
+	a := ck.Arch
+	if layers <= a.RatingExperts {
+		return nil, fmt.Errorf("%w: rating experts in %d layers: the net has them in %d already (only more can be added)", transformer.ErrArch, layers, a.RatingExperts)
+	}
+	a.RatingExperts = layers
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	w, m, v := transformer.Weights{}, transformer.Weights{}, transformer.Weights{}
+	for _, t := range a.Tensors() {
+		old, ok := ck.Weights[t.Name]
+		if !ok { // a new expert stack: zeros
+			w[t.Name], m[t.Name], v[t.Name] = make([]float32, t.Size()), make([]float32, t.Size()), make([]float32, t.Size())
+			continue
+		}
+		if len(old) != t.Size() || len(ck.M[t.Name]) != t.Size() || len(ck.V[t.Name]) != t.Size() {
+			return nil, fmt.Errorf("%w: %s or its optimizer moments missing or of the wrong size", ErrCheckpoint, t.Name)
+		}
+		w[t.Name], m[t.Name], v[t.Name] = old, ck.M[t.Name], ck.V[t.Name]
+	}
+	st := ck.State
+	st.Config.Arch = a
+	st.BestVal, st.ValLoss = nil, nil
+	return &Checkpoint{Arch: a, Weights: w, M: m, V: v, State: st}, nil
+}

@@ -99,3 +99,42 @@ func TestGrowRefusesAnExport(t *testing.T) {
 	_, err = Grow(&Checkpoint{Arch: c.Arch, Weights: w}, 1)
 	require.ErrorIs(t, err, ErrCheckpoint)
 }
+
+// TestRatingExperts checks the rating experts end to end: gotch's forward
+// pass of a net with random experts matches the pure-Go reference; adding
+// experts to a trained checkpoint keeps its outputs; training the run on
+// moves the experts off zero; and the export runs the same in ONNX Runtime.
+func TestRatingExperts(t *testing.T) {
+	c := tinyConfig(t)
+	c.Arch.RatingExperts = c.Arch.Layers
+	forwardMatchesReference(t, c, 5, 16)
+
+	c, last, ck := tinyRun(t)
+	g, err := AddRatingExperts(ck, 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, g.Arch.RatingExperts)
+	require.Equal(t, g.Arch, g.State.Config.Arch)
+	require.Equal(t, ck.State.Step, g.State.Step)
+	sameOutputs(t, c, ck, g, 1e-5, "with experts vs old")
+	_, err = AddRatingExperts(g, 1)
+	require.ErrorIs(t, err, transformer.ErrArch, "experts in as many layers as already")
+	_, err = AddRatingExperts(ck, ck.Arch.Layers+1)
+	require.ErrorIs(t, err, transformer.ErrArch, "more expert layers than layers")
+
+	require.NoError(t, SaveCheckpoint(last, g))
+	_, err = Run(context.Background(), c, Options{Resume: true, EndAt: 20})
+	require.NoError(t, err)
+	after, err := LoadCheckpoint(last)
+	require.NoError(t, err)
+	require.Equal(t, g.Arch, after.Arch)
+	l := g.Arch.Layers - 1
+	for _, name := range []string{fmt.Sprintf("layers.%d.ffn.w1.experts", l), fmt.Sprintf("layers.%d.ffn.w2.experts", l)} {
+		moved := false
+		for _, v := range after.Weights[name] {
+			moved = moved || v != 0
+		}
+		assert.True(t, moved, "%s left zero after training", name)
+	}
+	c.Arch = after.Arch
+	exportAndCompare(t, c, last, 16)
+}

@@ -69,6 +69,8 @@ func initStd(a transformer.Arch, t transformer.Tensor) float64 {
 		return 0
 	case len(t.Shape) == 1: // norm gains: norm1, norm2, qnorm, knorm, smolgen norms, final norm
 		return -1
+	case strings.HasSuffix(n, ".experts"): // rating experts start as the shared weights
+		return 0
 	case strings.HasPrefix(n, "embed.piece"), strings.HasPrefix(n, "embed.pos"):
 		return 0.02
 	case n == "smolgen.gen":
@@ -200,8 +202,12 @@ func (m *Model) Forward(s *scope, pieces, squares, global *ts.Tensor) Outputs {
 	if a.Smolgen {
 		gen = w["smolgen.gen"]
 	}
+	var mix *ts.Tensor // [B,E]: the rating experts' weights, the first global inputs
+	if a.RatingExperts > 0 {
+		mix = s.k(global.MustNarrow(1, 0, int64(transformer.NumRatingExperts), false))
+	}
 	for l := 0; l < a.Layers; l++ {
-		x = m.layer(s, x, l, B, gen)
+		x = m.layer(s, x, l, B, gen, mix)
 	}
 	x = s.rms(x, w["norm"], eps)
 
@@ -238,8 +244,9 @@ func (m *Model) vocabHead(s *scope, x *ts.Tensor, prefix string, B int64) *ts.Te
 	return s.add(s.k(mflat.MustIndexSelect(1, m.moveIdx, false)), s.k(ucat.MustIndexSelect(1, m.promoIdx, false)))
 }
 
-// layer applies encoder layer l to x [B,64,d].
-func (m *Model) layer(s *scope, x *ts.Tensor, l int, B int64, gen *ts.Tensor) *ts.Tensor {
+// layer applies encoder layer l to x [B,64,d]; mix [B,E] weighs the
+// layer's rating experts (Arch.RatingExperts).
+func (m *Model) layer(s *scope, x *ts.Tensor, l int, B int64, gen, mix *ts.Tensor) *ts.Tensor {
 	a, w := m.arch, m.byName
 	eps := a.NormEps
 	H, hd, d := int64(a.Heads), int64(a.HeadDim()), int64(a.Dim)
@@ -267,8 +274,25 @@ func (m *Model) layer(s *scope, x *ts.Tensor, l int, B int64, gen *ts.Tensor) *t
 	x = s.add(x, s.linear(o, w[pre+"attn.o"], nil))
 
 	h = s.rms(x, w[pre+"norm2"], eps)
+	if a.HasExperts(l) {
+		f := m.expertLinear(s, s.silu(m.expertLinear(s, h, mix, pre+"ffn.w1", B)), mix, pre+"ffn.w2", B)
+		return s.add(x, f)
+	}
 	f := s.linear(s.silu(s.linear(h, w[pre+"ffn.w1"], nil)), w[pre+"ffn.w2"], nil)
 	return s.add(x, f)
+}
+
+// expertLinear returns x [B,64,in] @ (W + sum_e mix[e]*experts[e])^T for the
+// [out,in] matrix name and its rating experts name+".experts" [E,out,in],
+// the mixed matrix made per position.
+func (m *Model) expertLinear(s *scope, x, mix *ts.Tensor, name string, B int64) *ts.Tensor {
+	w := m.byName[name]
+	sz := w.MustSize()
+	out, in := sz[0], sz[1]
+	ex := s.k(m.byName[name+".experts"].MustReshape([]int64{int64(transformer.NumRatingExperts), out * in}, false))
+	dw := s.k(s.k(mix.MustMatmul(ex, false)).MustReshape([]int64{B, out, in}, false))
+	wb := s.add(dw, w) // [B,out,in]
+	return s.k(x.MustMatmul(s.k(wb.MustTranspose(1, 2, false)), false))
 }
 
 // smolgen returns the attention bias [B,H,64,64] of a layer from its normed
