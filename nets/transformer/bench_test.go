@@ -83,7 +83,9 @@ func BenchmarkForwardGo(b *testing.B) {
 // BenchmarkRatingExperts times Net.Evaluate at batch 1, one thread, of the
 // shipped net's shape (10 layers, d=64, 4 heads, f=192, smolgen 8/32; random
 // weights) with rating experts in none, the last 2, the last 5 and all 10
-// layers: what Arch.RatingExperts costs a move.
+// layers: what Arch.RatingExperts costs a move. A batch of one position has
+// one mover rating, so it runs the net folded for that rating
+// (FoldRatingExperts), as the engine does.
 func BenchmarkRatingExperts(b *testing.B) {
 	lib := ortLib(b)
 	pos := testInputs(b)

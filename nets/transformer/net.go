@@ -36,6 +36,13 @@ type Net struct {
 	contract board.Contract
 	info     nets.Info
 	maxBatch int
+
+	// With rating experts (Arch.RatingExperts) and ONNX Runtime: the
+	// weights, to fold the experts for one mover rating (experts.go), the
+	// session options, and the folded sessions, most recently used first.
+	weights  Weights
+	sessOpts ort.SessionOptions
+	folded   []foldedSession
 }
 
 var _ nets.Net = (*Net)(nil)
@@ -176,13 +183,17 @@ func Open(model []byte, opts Options) (*Net, error) {
 	}
 	if opts.Backend != BackendGo {
 		model := upgradeGraph(a, sum, model)
-		sess, err := ort.NewSession(model, ort.SessionOptions{
+		so := ort.SessionOptions{
 			LibraryPath:    opts.LibraryPath,
 			IntraOpThreads: opts.Threads,
 			Outputs:        []string{OutputMove, OutputWDL, OutputTime},
-		})
+		}
+		sess, err := ort.NewSession(model, so)
 		if err == nil {
-			n.sess, n.backend = sess, BackendORT
+			n.sess, n.backend, n.sessOpts = sess, BackendORT, so
+			if a.RatingExperts > 0 { // without the weights, the experts are mixed per position
+				n.weights, _ = WeightsFromONNX(a, sum, model)
+			}
 			return n, nil
 		}
 		if opts.Backend == BackendORT || !(errors.Is(err, ort.ErrNoLibrary) || errors.Is(err, ort.ErrWrongVersion)) {
@@ -247,7 +258,10 @@ func (n *Net) Close() error {
 		return nil
 	}
 	err := n.sess.Close()
-	n.sess = nil
+	if ferr := n.closeFolded(); err == nil {
+		err = ferr
+	}
+	n.sess, n.weights = nil, nil
 	return err
 }
 
@@ -301,7 +315,7 @@ func (n *Net) run(b Batch) (Result, error) {
 		return n.model.Forward(b)
 	}
 	N := int64(b.N)
-	outs, err := n.sess.Run(
+	outs, err := n.session(b).Run(
 		ort.Tensor{Name: InputPieces, Shape: []int64{N, NumSquares}, Int64: b.Pieces},
 		ort.Tensor{Name: InputSquares, Shape: []int64{N, NumSquares, int64(n.arch.SquareDim)}, Float32: b.Squares},
 		ort.Tensor{Name: InputGlobal, Shape: []int64{N, int64(n.arch.GlobalDim)}, Float32: b.Global},
