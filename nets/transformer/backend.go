@@ -58,12 +58,7 @@ func WeightsFromONNX(a Arch, sum string, model []byte) (Weights, error) {
 		}
 		m := make([]float32, stack*in*out)
 		for e := range stack {
-			src, dst := x.Float32[e*in*out:], m[e*in*out:]
-			for o := range out {
-				for i := range in {
-					dst[o*in+i] = src[i*out+o]
-				}
-			}
+			transposeInto(m[e*in*out:(e+1)*in*out], x.Float32[e*in*out:(e+1)*in*out], in, out)
 		}
 		w[t.Name] = m
 	}

@@ -51,13 +51,21 @@ func tinyNet(t testing.TB, smolgen bool, seed uint64) (Arch, *Model, []byte) {
 	t.Helper()
 	a := Tiny(board.DefaultContract())
 	a.Smolgen = smolgen
+	m, _, model := randomNet(t, a, seed)
+	return a, m, model
+}
+
+// randomNet builds a net of architecture a with random weights (seed): its
+// reference model, the weights and its ONNX bytes.
+func randomNet(t testing.TB, a Arch, seed uint64) (*Model, Weights, []byte) {
+	t.Helper()
 	w, err := RandomWeights(a, seed)
 	require.NoError(t, err)
 	m, err := NewModel(a, w)
 	require.NoError(t, err)
 	model, err := BuildONNX(a, w)
 	require.NoError(t, err)
-	return a, m, model
+	return m, w, model
 }
 
 func TestNetMatchesForwardOnRealPositions(t *testing.T) {
@@ -292,18 +300,9 @@ func TestDefaultArchMatches(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the Default architecture's Go forward takes about a second")
 	}
-	lib := ortLib(t)
-	a := Default(board.DefaultContract())
-	w, err := RandomWeights(a, 6)
-	require.NoError(t, err)
-	m, err := NewModel(a, w)
-	require.NoError(t, err)
-	model, err := BuildONNX(a, w)
-	require.NoError(t, err)
-	n, err := Open(model, Options{LibraryPath: lib})
-	require.NoError(t, err)
+	m, _, n := openRandom(t, Default(board.DefaultContract()), 6)
 	defer n.Close()
-	b, err := EncodeInputs(a.Contract(), testInputs(t)[1:3])
+	b, err := EncodeInputs(m.Arch().Contract(), testInputs(t)[1:3])
 	require.NoError(t, err)
 	want, err := m.Forward(b)
 	require.NoError(t, err)
@@ -311,4 +310,15 @@ func TestDefaultArchMatches(t *testing.T) {
 	require.NoError(t, err)
 	want.From, want.To = nil, nil
 	requireClose(t, want, got, 1e-4, "default arch")
+}
+
+// openRandom returns the pure-Go reference of architecture a with random
+// weights (seed), the weights, and the same net opened through ONNX Runtime.
+func openRandom(t *testing.T, a Arch, seed uint64) (*Model, Weights, *Net) {
+	t.Helper()
+	lib := ortLib(t)
+	m, w, model := randomNet(t, a, seed)
+	n, err := Open(model, Options{LibraryPath: lib})
+	require.NoError(t, err)
+	return m, w, n
 }

@@ -163,12 +163,18 @@ func (b *graphBuilder) init(name string) string {
 func (b *graphBuilder) initT(name string, out, in int) string {
 	src := b.w[name]
 	t := make([]float32, len(src))
-	for o := 0; o < out; o++ {
-		for i := 0; i < in; i++ {
-			t[i*out+o] = src[o*in+i]
+	transposeInto(t, src, out, in)
+	return b.g.Initializer(name+".T", []int64{int64(in), int64(out)}, t)
+}
+
+// transposeInto writes the transpose [cols,rows] of the row-major matrix
+// src [rows,cols] into dst.
+func transposeInto(dst, src []float32, rows, cols int) {
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			dst[c*rows+r] = src[r*cols+c]
 		}
 	}
-	return b.g.Initializer(name+".T", []int64{int64(in), int64(out)}, t)
 }
 
 // linear is x @ W^T (+ bias when biasName is not "").
@@ -189,12 +195,7 @@ func (b *graphBuilder) expertLinear(x, mix, weight string, out, in int) string {
 	src := b.w[weight+".experts"]
 	t := make([]float32, len(src))
 	for e := 0; e < E; e++ {
-		s, d := src[e*out*in:(e+1)*out*in], t[e*out*in:(e+1)*out*in]
-		for o := 0; o < out; o++ {
-			for i := 0; i < in; i++ {
-				d[i*out+o] = s[o*in+i]
-			}
-		}
+		transposeInto(t[e*out*in:(e+1)*out*in], src[e*out*in:(e+1)*out*in], out, in)
 	}
 	stack := g.Initializer(weight+".experts.T", []int64{int64(E), int64(in), int64(out)}, t)
 	dw := g.MatMul(mix, g.Reshape(stack, int64(E), int64(in*out))) // [B,in*out]
