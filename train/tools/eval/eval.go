@@ -154,10 +154,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 						return
 					}
 				}
-				for i := range ps {
-					w.acc.add(ps[i], preds, i)
-				}
-				w.acc.Games++
+				w.acc.addGame(ps, preds)
 				progMu.Lock()
 				nGames++
 				poss += int64(len(ps))

@@ -518,3 +518,98 @@ func TestMean(t *testing.T) {
 	_, err = MeanSpec("s", []Spec{oracleSpec, mapped}, []float64{1, 1})
 	assert.ErrorIs(t, err, ErrSpec, "members on two rating scales")
 }
+
+// knows is a net sure of the human move in games whose players' ratings
+// are even and sure against it where they are odd: its hits come a whole
+// game at a time.
+func knows(pl played) func() (nets.Net, error) {
+	return func() (nets.Net, error) {
+		f := nets.NewFake(0)
+		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
+			h := pl[[3]uint64{in.Game.Hash(), uint64(in.Game.Ply()), uint64(in.Ctx.MoverRating)}]
+			out := make([]float32, len(moves))
+			for i, m := range moves {
+				if m == h {
+					out[i] = -10
+					if int(in.Ctx.MoverRating)%2 == 0 {
+						out[i] = 10
+					}
+				}
+			}
+			return out
+		}
+		return f, nil
+	}
+}
+
+// TestIntervalByGame checks that the paired interval counts games, not
+// positions: when a contestant is right on every position of half the
+// games and wrong on every position of the others, the interval is the
+// textbook one of the mean of the per-game hit rates (equal game lengths),
+// several times wider than one that took the positions as independent.
+func TestIntervalByGame(t *testing.T) {
+	const nGames, plies = 8, 20
+	pl := played{}
+	var pgnText strings.Builder
+	for i := range nGames {
+		elo := 1500 + 2*i + i%2 // even ratings: the games the contestant knows; one rating per game keeps their moves apart
+		g, counts := synthGame(t, pl, uint64(100+i), plies, elo, elo)
+		require.Len(t, counts, plies, "every game runs its full length")
+		pgnText.WriteString(g)
+	}
+	path := filepath.Join(t.TempDir(), "games.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(pgnText.String()), 0o644))
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform)},
+		Workers:     2,
+	})
+	require.NoError(t, err)
+	all := rep.Row(ProtocolAll, "all", "all")
+	require.NotNil(t, all)
+	d := all.Diffs[0]
+	assert.Equal(t, int64(nGames), d.Games)
+	assert.Equal(t, int64(nGames), all.Games)
+	assert.Equal(t, int64(nGames*plies), d.N)
+
+	// The textbook interval from the per-game means of the differences,
+	// recomputed from the hits: knows is right on every position of the
+	// even games and on none of the odd ones; uniform's first choice is
+	// the first legal move, a hit or not per position.
+	require.Equal(t, int64(nGames/2*plies), all.Cells[0].Top1)
+	m, half := d.Mean()
+	assert.InDelta(t, float64(all.Cells[0].Top1-all.Cells[1].Top1)/float64(d.N), m, 1e-12)
+	// Per-game means: 1 - u_g for even games, -u_g for odd ones, u_g being
+	// uniform's hit rate in game g; with equal lengths the cluster-robust
+	// variance is the variance of these means over G.
+	perGame := make([]float64, 0, nGames)
+	for i := range nGames {
+		elo := 1500 + 2*i + i%2
+		g, _ := synthGame(t, played{}, uint64(100+i), plies, elo, elo)
+		one := filepath.Join(t.TempDir(), "one.pgn")
+		require.NoError(t, os.WriteFile(one, []byte(g), 0o644))
+		r1, err := Run(context.Background(), Config{
+			Inputs:      []string{one},
+			Contestants: []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform)},
+			Workers:     1,
+		})
+		require.NoError(t, err)
+		c := r1.Row(ProtocolAll, "all", "all").Cells
+		perGame = append(perGame, float64(c[0].Top1-c[1].Top1)/float64(c[0].N))
+	}
+	var mean, ss float64
+	for _, x := range perGame {
+		mean += x / nGames
+	}
+	for _, x := range perGame {
+		ss += (x - mean) * (x - mean)
+	}
+	want := 1.959963984540054 * math.Sqrt(ss/(nGames-1)/nGames)
+	assert.InDelta(t, mean, m, 1e-12)
+	assert.InDelta(t, want, half, 1e-9)
+	assert.Greater(t, half, 3*d.PositionHalf(), "games of 20 agreeing positions: the per-position interval is too narrow")
+
+	var txt strings.Builder
+	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
+	assert.Contains(t, txt.String(), "counts each game as one draw")
+}

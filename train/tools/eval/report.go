@@ -72,21 +72,47 @@ func (c Cell) CrossEntropy() float64 { return -format.Ratio(c.LogP, c.LogN) }
 type Diff struct {
 	N         int64
 	Sum, Sum2 float64
+	// Per game: the games with positions in the bucket, and the sums over
+	// them of d_g², d_g·n_g and n_g², where d_g is a game's sum of
+	// differences and n_g its positions (the cluster-robust interval).
+	Games               int64
+	GSum2, GSumN, GNum2 float64
 }
 
-// Mean is the mean difference and its 95% half-width (normal approximation
-// of the paired per-position differences).
+// z95 is the normal quantile of a two-sided 95% interval.
+const z95 = 1.959963984540054
+
+// Mean is the mean difference and its 95% half-width. The positions of one
+// game are not independent draws (one player, one opening, one kind of
+// position), so the interval treats each game as one draw: the
+// cluster-robust (sandwich) variance of the ratio of the per-game sums,
+// G/(G-1) · Σ_g (d_g - mean·n_g)² / N². It is NaN under two games.
 func (d Diff) Mean() (mean, half float64) {
 	if d.N == 0 {
 		return math.NaN(), math.NaN()
 	}
 	n := float64(d.N)
 	mean = d.Sum / n
-	if d.N < 2 {
+	if d.Games < 2 {
 		return mean, math.NaN()
 	}
+	g := float64(d.Games)
+	ss := d.GSum2 - 2*mean*d.GSumN + mean*mean*d.GNum2
+	v := g / (g - 1) * math.Max(ss, 0) / (n * n)
+	return mean, z95 * math.Sqrt(v)
+}
+
+// PositionHalf is the 95% half-width that treats every position as an
+// independent draw (the interval of reports before the per-game one);
+// narrower than Mean's wherever the positions of a game agree.
+func (d Diff) PositionHalf() float64 {
+	if d.N < 2 {
+		return math.NaN()
+	}
+	n := float64(d.N)
+	mean := d.Sum / n
 	v := (d.Sum2 - n*mean*mean) / (n - 1)
-	return mean, 1.959963984540054 * math.Sqrt(math.Max(v, 0)/n)
+	return z95 * math.Sqrt(math.Max(v, 0)/n)
 }
 
 // Row is one bucket's tallies: one Cell per contestant and one paired
@@ -94,6 +120,7 @@ func (d Diff) Mean() (mean, half float64) {
 type Row struct {
 	Cells []Cell
 	Diffs []Diff
+	Games int64 // games with positions in the bucket
 }
 
 // Report is the result of Run.
@@ -113,6 +140,10 @@ type Report struct {
 	Seconds  float64
 	Rows     [2]map[Bucket]*Row // per protocol
 	oppBand  int
+	// open holds the current game's sum of differences and positions per
+	// Diff until addGame folds them into the per-game sums.
+	open     map[*Diff]*[2]float64
+	openRows map[*Row]bool
 }
 
 func newReport(cfg *Config) *Report {
@@ -166,6 +197,7 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 		}
 		for _, b := range buckets {
 			row := r.row(proto, b)
+			r.openRows[row] = true
 			for k := range preds {
 				pr := preds[k][i]
 				c := &row.Cells[k]
@@ -195,9 +227,40 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 				x.N++
 				x.Sum += d
 				x.Sum2 += d * d
+				o := r.open[x]
+				if o == nil {
+					o = new([2]float64)
+					r.open[x] = o
+				}
+				o[0] += d
+				o[1]++
 			}
 		}
 	}
+}
+
+// addGame tallies the positions of one game (preds[k][i] is contestant k's
+// prediction of ps[i]) and then the game's per-bucket sums as one cluster.
+func (r *Report) addGame(ps []*Position, preds [][]Prediction) {
+	if r.open == nil {
+		r.open = map[*Diff]*[2]float64{}
+		r.openRows = map[*Row]bool{}
+	}
+	for i := range ps {
+		r.add(ps[i], preds, i)
+	}
+	for x, o := range r.open {
+		x.Games++
+		x.GSum2 += o[0] * o[0]
+		x.GSumN += o[0] * o[1]
+		x.GNum2 += o[1] * o[1]
+		delete(r.open, x)
+	}
+	for row := range r.openRows {
+		row.Games++
+		delete(r.openRows, row)
+	}
+	r.Games++
 }
 
 func b2f(b bool) float64 {
@@ -212,6 +275,7 @@ func (r *Report) merge(o *Report) {
 	for proto := range 2 {
 		for b, orow := range o.Rows[proto] {
 			row := r.row(proto, b)
+			row.Games += orow.Games
 			for k, c := range orow.Cells {
 				x := &row.Cells[k]
 				x.N += c.N
@@ -229,6 +293,10 @@ func (r *Report) merge(o *Report) {
 				x.N += d.N
 				x.Sum += d.Sum
 				x.Sum2 += d.Sum2
+				x.Games += d.Games
+				x.GSum2 += d.GSum2
+				x.GSumN += d.GSumN
+				x.GNum2 += d.GNum2
 			}
 		}
 	}
@@ -373,6 +441,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 		}
 	}
 	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
+	b.WriteString("  points [95% CI]: paired top-1 difference; the interval counts each game as one draw (a game's positions are not independent); games: games with positions in the row\n")
 	for proto := range 2 {
 		r.writeHeads(&b, proto)
 		for _, dim := range dims {
@@ -381,7 +450,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 				continue
 			}
 			fmt.Fprintf(&b, "\n[%s positions] by %s\n", ProtocolNames[proto], dim)
-			fmt.Fprintf(&b, "%-12s %9s", dim, "n")
+			fmt.Fprintf(&b, "%-12s %9s %6s", dim, "n", "games")
 			for k, n := range r.Names {
 				if r.Probs[k] {
 					fmt.Fprintf(&b, " | %-20s", format.Trunc(n, 20))
@@ -392,7 +461,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			for _, pair := range r.Compare {
 				fmt.Fprintf(&b, " | %-26s", "top1 "+format.Trunc(r.Names[pair[0]], 10)+" - "+format.Trunc(r.Names[pair[1]], 10))
 			}
-			fmt.Fprintf(&b, "\n%-12s %9s", "", "")
+			fmt.Fprintf(&b, "\n%-12s %9s %6s", "", "", "")
 			for k := range r.Names {
 				if r.Probs[k] {
 					fmt.Fprintf(&b, " | %6s %6s %6s", "top1", "top3", "CE")
@@ -406,7 +475,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			b.WriteString("\n")
 			for _, bk := range buckets {
 				row := r.Rows[proto][bk]
-				fmt.Fprintf(&b, "%-12s %9d", bk.Label, row.Cells[0].N)
+				fmt.Fprintf(&b, "%-12s %9d %6d", bk.Label, row.Cells[0].N, row.Games)
 				for k, c := range row.Cells {
 					if r.Probs[k] {
 						fmt.Fprintf(&b, " | %6s %6s %6s", format.Pct(c.Top1Rate()), format.Pct(c.Top3Rate()), format.Num(c.CrossEntropy(), 3))
@@ -438,10 +507,11 @@ func sortedKeys(m map[string]int64) []string {
 // WriteCSV writes one line per protocol, dimension, bucket and contestant
 // (protocol,dimension,bucket,contestant,n,top1,top3,cross_entropy), and per
 // bucket and compared pair one line for the paired difference (contestant "A - B"; top1 holds
-// the mean difference, top3 and cross_entropy the 95% interval's ends).
+// the mean difference, top3 and cross_entropy the 95% interval's ends, by game as Diff.Mean);
+// games is the bucket's game count.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss"}); err != nil {
+	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss", "games"}); err != nil {
 		return err
 	}
 	f := func(x float64) string {
@@ -459,7 +529,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					if !r.Probs[k] {
 						top3, ce = math.NaN(), math.NaN()
 					}
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce), f(c.WDLLoss()), f(c.TimeLoss())}); err != nil {
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce), f(c.WDLLoss()), f(c.TimeLoss()), strconv.FormatInt(row.Games, 10)}); err != nil {
 						return err
 					}
 				}
@@ -467,7 +537,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					d := row.Diffs[j]
 					m, h := d.Mean()
 					name := r.Names[pair[0]] + " - " + r.Names[pair[1]]
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", ""}); err != nil {
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)}); err != nil {
 						return err
 					}
 				}
