@@ -27,6 +27,17 @@ type played map[[3]uint64]board.Move
 // move and -10 when Black is (every other move 0): White's moves are always
 // its first choice, Black's always its last.
 func oracle(pl played) func() (nets.Net, error) {
+	return humanLogit(pl, func(in nets.Input) float32 {
+		if in.Game.WhiteToMove() {
+			return 10
+		}
+		return -10
+	})
+}
+
+// humanLogit is a net that gives the human move the logit logit(in) and
+// every other move 0.
+func humanLogit(pl played, logit func(nets.Input) float32) func() (nets.Net, error) {
 	return func() (nets.Net, error) {
 		f := nets.NewFake(0)
 		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
@@ -34,10 +45,7 @@ func oracle(pl played) func() (nets.Net, error) {
 			out := make([]float32, len(moves))
 			for i, m := range moves {
 				if m == h {
-					out[i] = 10
-					if !in.Game.WhiteToMove() {
-						out[i] = -10
-					}
+					out[i] = logit(in)
 				}
 			}
 			return out
@@ -523,23 +531,12 @@ func TestMean(t *testing.T) {
 // are even and sure against it where they are odd: its hits come a whole
 // game at a time.
 func knows(pl played) func() (nets.Net, error) {
-	return func() (nets.Net, error) {
-		f := nets.NewFake(0)
-		f.Logits = func(in nets.Input, moves []board.Move) []float32 {
-			h := pl[[3]uint64{in.Game.Hash(), uint64(in.Game.Ply()), uint64(in.Ctx.MoverRating)}]
-			out := make([]float32, len(moves))
-			for i, m := range moves {
-				if m == h {
-					out[i] = -10
-					if int(in.Ctx.MoverRating)%2 == 0 {
-						out[i] = 10
-					}
-				}
-			}
-			return out
+	return humanLogit(pl, func(in nets.Input) float32 {
+		if int(in.Ctx.MoverRating)%2 == 0 {
+			return 10
 		}
-		return f, nil
-	}
+		return -10
+	})
 }
 
 // TestIntervalByGame checks that the paired interval counts games, not
