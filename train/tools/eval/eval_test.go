@@ -601,12 +601,22 @@ func TestIntervalByGame(t *testing.T) {
 	for _, x := range perGame {
 		ss += (x - mean) * (x - mean)
 	}
-	want := 1.959963984540054 * math.Sqrt(ss/(nGames-1)/nGames)
+	want := 2.364624 * math.Sqrt(ss/(nGames-1)/nGames) // Student's t, 7 degrees of freedom, 97.5%
 	assert.InDelta(t, mean, m, 1e-12)
-	assert.InDelta(t, want, half, 1e-9)
+	assert.InDelta(t, want, half, 1e-3*want)
 	assert.Greater(t, half, 3*d.PositionHalf(), "games of 20 agreeing positions: the per-position interval is too narrow")
 
 	var txt strings.Builder
 	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
 	assert.Contains(t, txt.String(), "counts each game as one draw")
+}
+
+// TestT95 checks the t quantiles against printed tables (97.5%, two-sided
+// 95%): 12.706, 4.303, 3.182, 2.228, 2.042, 1.984 at 1, 2, 3, 10, 30, 100
+// degrees of freedom, and the normal 1.960 far out.
+func TestT95(t *testing.T) {
+	for df, want := range map[int]float64{1: 12.706, 2: 4.303, 3: 3.182, 10: 2.228, 30: 2.042, 100: 1.984, 100000: 1.960} {
+		assert.InDelta(t, want, t95(df), 0.002*want, "df %d", df)
+	}
+	assert.True(t, math.IsNaN(t95(0)))
 }
