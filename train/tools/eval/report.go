@@ -165,14 +165,20 @@ type Report struct {
 	Seconds  float64
 	Rows     [2]map[Bucket]*Row // per protocol
 	oppBand  int
-	// open holds the current game's sum of differences and positions per
-	// Diff until addGame folds them into the per-game sums.
-	open     map[*Diff]*[2]float64
-	openRows map[*Row]bool
+	// open holds, per row the current game has positions in, the game's
+	// positions there and its sum of differences per compared pair, until
+	// addGame folds them into the per-game sums.
+	open map[*Row]*gameSums
+}
+
+// gameSums is one game's tally in one row: n_g and d_g per compared pair.
+type gameSums struct {
+	n float64
+	d []float64
 }
 
 func newReport(cfg *Config) *Report {
-	r := &Report{Compare: cfg.Compare, oppBand: cfg.OppBand, Rows: [2]map[Bucket]*Row{{}, {}}}
+	r := &Report{Compare: cfg.Compare, oppBand: cfg.OppBand, Rows: [2]map[Bucket]*Row{{}, {}}, open: map[*Row]*gameSums{}}
 	r.Scale = mapName(cfg.RatingMap)
 	for _, s := range cfg.Contestants {
 		r.Names = append(r.Names, s.Name)
@@ -222,7 +228,12 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 		}
 		for _, b := range buckets {
 			row := r.row(proto, b)
-			r.openRows[row] = true
+			g := r.open[row]
+			if g == nil {
+				g = &gameSums{d: make([]float64, len(r.Compare))}
+				r.open[row] = g
+			}
+			g.n++
 			for k := range preds {
 				pr := preds[k][i]
 				c := &row.Cells[k]
@@ -252,13 +263,7 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 				x.N++
 				x.Sum += d
 				x.Sum2 += d * d
-				o := r.open[x]
-				if o == nil {
-					o = new([2]float64)
-					r.open[x] = o
-				}
-				o[0] += d
-				o[1]++
+				g.d[j] += d
 			}
 		}
 	}
@@ -267,23 +272,19 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 // addGame tallies the positions of one game (preds[k][i] is contestant k's
 // prediction of ps[i]) and then the game's per-bucket sums as one cluster.
 func (r *Report) addGame(ps []*Position, preds [][]Prediction) {
-	if r.open == nil {
-		r.open = map[*Diff]*[2]float64{}
-		r.openRows = map[*Row]bool{}
-	}
 	for i := range ps {
 		r.add(ps[i], preds, i)
 	}
-	for x, o := range r.open {
-		x.Games++
-		x.GSum2 += o[0] * o[0]
-		x.GSumN += o[0] * o[1]
-		x.GNum2 += o[1] * o[1]
-		delete(r.open, x)
-	}
-	for row := range r.openRows {
+	for row, g := range r.open {
 		row.Games++
-		delete(r.openRows, row)
+		for j, d := range g.d {
+			x := &row.Diffs[j]
+			x.Games++
+			x.GSum2 += d * d
+			x.GSumN += d * g.n
+			x.GNum2 += g.n * g.n
+		}
+		delete(r.open, row)
 	}
 	r.Games++
 }
