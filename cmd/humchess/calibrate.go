@@ -31,7 +31,7 @@ func runCalibrate(args []string) error {
 			"PNGs, the games and NAME.calib.json to -out; -install copies the calibration beside NET.")
 	engine := fs.String("engine", "", "the humchess program playing (default: a copy of this one in -out, so a rebuild cannot change it mid-run)")
 	out := fs.String("out", "build/calib/run", "output folder: games, PNGs, the calibration, the human profile cache")
-	humans := fs.String("humans", "../shared/data/lichess-2022-06-2500.pgn.zst,../shared/data/online-misc-18k.pgn.zst", "human games, comma-separated PGN files")
+	humans := fs.String("humans", "", "human games, comma-separated PGN files (default: ../shared/data's "+calibrate.HumansLichessSample+" and "+calibrate.HumansLichessMisc+", and for a rapid -tc also "+calibrate.HumansLichessRapid+")")
 	site := fs.String("human-site", "lichess.org", "keep human games whose Site contains this (one rating pool)")
 	perBand := fs.Int("humans-per-band", 60, "human games judged per 200-point band of the players' mean rating")
 	tc := fs.String("tc", "180+2", "the games' time control (the net sees these clocks, run down like a human's); its time class's points are fitted: with a -start whose base points are of another class, they are written as that class's points beside the base ones")
@@ -80,14 +80,15 @@ func runCalibrate(args []string) error {
 		Rounds: *rounds, ProfileGames: *profileGames, Monotone: *monotone, SpreadGap: *gap, SpreadGames: *spreadGames, MaiaDir: *maia,
 		Stockfish: *stockfish, StockfishNodes: *sfNodes, RefGames: *refGames, Judge: *stockfish, JudgeNodes: *judgeNodes,
 		FilterPositions: *filterPos, OpeningPlies: *openPlies, Workers: *workers, OutDir: *out, Progress: os.Stderr}
-	if *humans != "" {
-		cfg.Humans = strings.Split(*humans, ",")
-	}
 	t, err := match.ParseTimeControl(*tc)
 	if err != nil {
 		return err
 	}
 	cfg.TC = t
+	cfg.Humans = calibrate.DefaultHumans(filepath.Join("..", "shared", "data"), cfg.Class())
+	if *humans != "" {
+		cfg.Humans = strings.Split(*humans, ",")
+	}
 	for _, l := range []struct {
 		flag string
 		s    string

@@ -11,23 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestShippedHumans reads every shipped human profile as calibrate does and
-// checks it holds the judged moves of each default label's band in its
-// file name's time class and none of another, and that a profile for other
-// human files is refused.
+// TestShippedHumans reads every shipped human profile as calibrate does,
+// with the default human files of its file name's time class, and checks it
+// holds the judged moves of each default label's band in that class and
+// none of another, and that a profile for other human files is refused.
 func TestShippedHumans(t *testing.T) {
 	names, err := fs.Glob(shippedHumans, "humans/*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, names)
-	defaultFiles := []string{"../shared/data/lichess-2022-06-2500.pgn.zst", "../shared/data/online-misc-18k.pgn.zst"}
 	for _, name := range names {
 		base := filepath.Base(name)
-		p, n, err := readShippedHumans(base, defaultFiles)
-		require.NoError(t, err, base)
-		require.Greater(t, n, 100, "%s: games", base)
 		// humans-CLASS-...: the profile holds that class's games only.
 		class, ok := games.ParseTimeClass(strings.Split(base, "-")[1])
 		require.True(t, ok, "%s: names a time class", base)
+		p, n, err := readShippedHumans(base, DefaultHumans("../shared/data", class))
+		require.NoError(t, err, base)
+		require.Greater(t, n, 100, "%s: games", base)
 		for l := 800; l <= 2400; l += 200 {
 			c := p.Get(profile.Key{Band: profile.Band(l), Class: class})
 			require.Greater(t, c.Moves, int64(200), "%s: band %d moves", base, l)
@@ -42,6 +41,17 @@ func TestShippedHumans(t *testing.T) {
 		_, _, err = readShippedHumans(base, []string{"other.pgn.zst"})
 		require.Error(t, err, "%s for other files", base)
 	}
-	_, _, err = readShippedHumans("humans-none.json", defaultFiles)
+	_, _, err = readShippedHumans("humans-none.json", DefaultHumans("../shared/data", games.Blitz))
 	require.Error(t, err)
+}
+
+// TestDefaultHumans checks that only a rapid profile reads the rapid
+// archive, after the two lichess files, so that it fills the bands they
+// leave short rather than replacing their games.
+func TestDefaultHumans(t *testing.T) {
+	two := []string{filepath.Join("d", HumansLichessSample), filepath.Join("d", HumansLichessMisc)}
+	for _, c := range []games.TimeClass{games.Bullet, games.Blitz, games.Classical} {
+		require.Equal(t, two, DefaultHumans("d", c), c.String())
+	}
+	require.Equal(t, append(two, filepath.Join("d", HumansLichessRapid)), DefaultHumans("d", games.Rapid))
 }
