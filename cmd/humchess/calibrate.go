@@ -85,7 +85,7 @@ func runCalibrate(args []string) error {
 		return err
 	}
 	cfg.TC = t
-	cfg.Humans = calibrate.DefaultHumans(filepath.Join("..", "shared", "data"), cfg.Class())
+	cfg.Humans = calibrate.DefaultHumans("../shared/data", cfg.Class()) // where the other flags' default files are
 	if *humans != "" {
 		cfg.Humans = strings.Split(*humans, ",")
 	}
