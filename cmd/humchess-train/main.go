@@ -75,8 +75,8 @@ func run(args []string, log io.Writer) error {
 		if newData && !resume {
 			return errors.New("train: -new-data continues a run on another shard set: use it with -resume")
 		}
-		// A resumed run keeps its own configuration except the precision and
-		// the distillation mixes, when given.
+		// A resumed run keeps its own configuration except the precision, the
+		// distillation mixes and the peak learning rate, when given.
 		opts := torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData}
 		trainFlags.Visit(func(f *flag.Flag) {
 			switch f.Name {
@@ -86,6 +86,8 @@ func run(args []string, log io.Writer) error {
 				opts.DistillMix = &cfg.DistillMix
 			case "distill-wdl-mix":
 				opts.DistillWDLMix = &cfg.DistillWDLMix
+			case "lr":
+				opts.LR = &cfg.LR
 			}
 		})
 		sum, err := torch.Run(ctx, cfg, opts)

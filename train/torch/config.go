@@ -220,7 +220,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Steps, "steps", c.Steps, "optimizer steps")
 	fs.IntVar(&c.BatchSize, "batch-size", c.BatchSize, "positions per micro-batch")
 	fs.IntVar(&c.Accum, "accum", c.Accum, "micro-batches per optimizer step (gradient accumulation)")
-	fs.Float64Var(&c.LR, "lr", c.LR, "peak learning rate")
+	fs.Float64Var(&c.LR, "lr", c.LR, "peak learning rate (with -resume: replaces the run's peak from the next step on)")
 	fs.Float64Var(&c.MinLRFrac, "min-lr-frac", c.MinLRFrac, "cosine floor as a fraction of lr")
 	fs.IntVar(&c.Warmup, "warmup", c.Warmup, "linear warm-up steps")
 	fs.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "AdamW weight decay")

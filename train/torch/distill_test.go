@@ -265,3 +265,49 @@ func TestResumeDistillMix(t *testing.T) {
 	_, err = Run(context.Background(), resumed, Options{Resume: true, DistillMix: &bad})
 	require.ErrorIs(t, err, ErrConfig)
 }
+
+// TestResumeLR checks that Options.LR replaces a resumed run's peak
+// learning rate: the next steps follow the schedule at the new peak, the
+// checkpoints carry it, a resume without it keeps it, and a peak that is
+// not positive is refused.
+func TestResumeLR(t *testing.T) {
+	c := tinyConfig(t)
+	c.Steps, c.CkptEvery, c.ValPositions, c.Warmup = 8, 1, 0, 2
+	c.LR = 1e-3
+	_, err := Run(context.Background(), c, Options{AfterStep: stopAt(3)})
+	require.ErrorIs(t, err, ErrStopped)
+
+	peak := 2.5e-4
+	var log strings.Builder
+	var got []StepInfo
+	record := func(s StepInfo) error {
+		got = append(got, s)
+		return stopAt(5)(s)
+	}
+	_, err = Run(context.Background(), c, Options{Resume: true, LR: &peak, Log: &log, AfterStep: record})
+	require.ErrorIs(t, err, ErrStopped)
+	require.NotEmpty(t, got)
+	for _, s := range got {
+		want := lrAt(s.Step, c.Warmup, c.Steps, peak, c.MinLRFrac)
+		assert.InDelta(t, want, s.LR, 1e-12, "step %d's learning rate follows the new peak", s.Step)
+		assert.Less(t, s.LR, lrAt(s.Step, c.Warmup, c.Steps, c.LR, c.MinLRFrac), "step %d", s.Step)
+	}
+	assert.Contains(t, log.String(), "lr 0.00025 instead of the run's 0.001")
+	ck, err := LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, peak, ck.State.Config.LR, "the checkpoint carries the new peak")
+
+	got = nil
+	_, err = Run(context.Background(), c, Options{Resume: true, AfterStep: record})
+	require.NoError(t, err) // to the end: step 5 was done before
+	ck, err = LoadCheckpoint(filepath.Join(c.Out, LastName))
+	require.NoError(t, err)
+	assert.Equal(t, peak, ck.State.Config.LR, "a resume without LR keeps the run's")
+	for _, s := range got {
+		assert.InDelta(t, lrAt(s.Step, c.Warmup, c.Steps, peak, c.MinLRFrac), s.LR, 1e-12, "step %d", s.Step)
+	}
+
+	zero := 0.0
+	_, err = Run(context.Background(), c, Options{Resume: true, LR: &zero})
+	require.ErrorIs(t, err, ErrConfig)
+}

@@ -62,6 +62,11 @@ type Options struct {
 	// distilled from a teacher it has outgrown can finish on the played
 	// moves and results. The checkpoints carry the new weights.
 	DistillMix, DistillWDLMix *float64
+	// LR, with Resume, when not nil, replaces the run's peak learning rate
+	// (Config.LR) from the next step on: the current cycle's schedule goes
+	// on at the new peak, and so do later cycles. A run far into its warm
+	// restarts can be continued at a lower peak without a new run.
+	LR *float64
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -189,7 +194,11 @@ func (r *runner) logf(format string, args ...any) {
 // given and differs, and says so.
 func (r *runner) override(name string, v *float64, dst *float64) {
 	if v != nil && *v != *dst {
-		r.logf("humchess-train: %s %.2f instead of the run's %.2f", name, *v, *dst)
+		verb := "%.2f"
+		if name == "lr" {
+			verb = "%g"
+		}
+		r.logf("humchess-train: %s "+verb+" instead of the run's "+verb, name, *v, *dst)
 		*dst = *v
 	}
 }
@@ -212,6 +221,7 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		}
 		r.override("distill_mix", r.opts.DistillMix, &c.DistillMix)
 		r.override("distill_wdl_mix", r.opts.DistillWDLMix, &c.DistillWDLMix)
+		r.override("lr", r.opts.LR, &c.LR)
 		switch end, at := r.opts.EndAt, ck.State.Step; {
 		case r.opts.Restart && end <= at:
 			return nil, fmt.Errorf("%w: a restart needs -end-at past the step reached (%d), got %d", ErrConfig, at, end)
