@@ -191,13 +191,9 @@ func (r *runner) logf(format string, args ...any) {
 }
 
 // override sets a resumed run's configuration value *dst to *v when v is
-// given and differs, and says so.
-func (r *runner) override(name string, v *float64, dst *float64) {
+// given and differs, and says so (each value printed with verb).
+func (r *runner) override(name, verb string, v *float64, dst *float64) {
 	if v != nil && *v != *dst {
-		verb := "%.2f"
-		if name == "lr" {
-			verb = "%g"
-		}
 		r.logf("humchess-train: %s "+verb+" instead of the run's "+verb, name, *v, *dst)
 		*dst = *v
 	}
@@ -219,9 +215,9 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 			r.logf("humchess-train: precision %s instead of the run's %s", p, c.Precision)
 			c.Precision = p
 		}
-		r.override("distill_mix", r.opts.DistillMix, &c.DistillMix)
-		r.override("distill_wdl_mix", r.opts.DistillWDLMix, &c.DistillWDLMix)
-		r.override("lr", r.opts.LR, &c.LR)
+		r.override("distill_mix", "%.2f", r.opts.DistillMix, &c.DistillMix)
+		r.override("distill_wdl_mix", "%.2f", r.opts.DistillWDLMix, &c.DistillWDLMix)
+		r.override("lr", "%g", r.opts.LR, &c.LR)
 		switch end, at := r.opts.EndAt, ck.State.Step; {
 		case r.opts.Restart && end <= at:
 			return nil, fmt.Errorf("%w: a restart needs -end-at past the step reached (%d), got %d", ErrConfig, at, end)
