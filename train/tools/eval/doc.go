@@ -12,8 +12,9 @@
 // broken down by mover rating band, opponent rating relative to the mover,
 // time-control class, game phase (ply and material) and mover clock, with
 // counts beside every accuracy and a paired 95% interval for the difference
-// between two contestants (each game one draw: a game's positions share a
-// player, an opening and a kind of position, so they are not independent).
+// between two contestants, of top-1 and (where both give probabilities) of
+// cross-entropy (each game one draw: a game's positions share a player, an
+// opening and a kind of position, so they are not independent).
 // Output: a terminal table, CSV and PNG plots.
 //
 // Which split and time class a game is in come from train/data/games, as

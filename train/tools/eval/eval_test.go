@@ -579,29 +579,13 @@ func TestIntervalByGame(t *testing.T) {
 	// Per-game means: 1 - u_g for even games, -u_g for odd ones, u_g being
 	// uniform's hit rate in game g; with equal lengths the cluster-robust
 	// variance is the variance of these means over G.
-	perGame := make([]float64, 0, nGames)
+	var elos []int
 	for i := range nGames {
-		elo := 1500 + 2*i + i%2
-		g, _ := synthGame(t, played{}, uint64(100+i), plies, elo, elo)
-		one := filepath.Join(t.TempDir(), "one.pgn")
-		require.NoError(t, os.WriteFile(one, []byte(g), 0o644))
-		r1, err := Run(context.Background(), Config{
-			Inputs:      []string{one},
-			Contestants: []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform)},
-			Workers:     1,
-		})
-		require.NoError(t, err)
-		c := r1.Row(ProtocolAll, "all", "all").Cells
-		perGame = append(perGame, float64(c[0].Top1-c[1].Top1)/float64(c[0].N))
+		elos = append(elos, 1500+2*i+i%2)
 	}
-	var mean, ss float64
-	for _, x := range perGame {
-		mean += x / nGames
-	}
-	for _, x := range perGame {
-		ss += (x - mean) * (x - mean)
-	}
-	want := 2.364624 * math.Sqrt(ss/(nGames-1)/nGames) // Student's t, 7 degrees of freedom, 97.5%
+	mean, want := textbook95(t, perGame(t, pl, 100, elos, plies, func(c []Cell) float64 {
+		return float64(c[0].Top1-c[1].Top1) / float64(c[0].N)
+	}))
 	assert.InDelta(t, mean, m, 1e-12)
 	assert.InDelta(t, want, half, 1e-3*want)
 	assert.Greater(t, half, 3*d.PositionHalf(), "games of 20 agreeing positions: the per-position interval is too narrow")
@@ -619,4 +603,93 @@ func TestT95(t *testing.T) {
 		assert.InDelta(t, want, t95(df), 0.002*want, "df %d", df)
 	}
 	assert.True(t, math.IsNaN(t95(0)))
+}
+
+// TestCEIntervalByGame checks the paired cross-entropy difference: its mean
+// is the difference of the two contestants' cross-entropies over the same
+// positions, its interval the textbook one of the per-game mean
+// differences (equal game lengths), and it is printed and written only for
+// pairs where both contestants give probabilities.
+func TestCEIntervalByGame(t *testing.T) {
+	const nGames, plies = 8, 20
+	pl := played{}
+	var pgnText strings.Builder
+	var elos []int
+	for i := range nGames {
+		elo := 1500 + 2*i + i%2
+		elos = append(elos, elo)
+		g, _ := synthGame(t, pl, uint64(300+i), plies, elo, elo)
+		pgnText.WriteString(g)
+	}
+	path := filepath.Join(t.TempDir(), "games.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(pgnText.String()), 0o644))
+	topOnly := NetContestantSpec("toponly", uniform)
+	topOnly.Probabilities = false
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{path},
+		Contestants: []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform), topOnly},
+		Compare:     [][2]int{{0, 1}, {0, 2}},
+		Workers:     2,
+	})
+	require.NoError(t, err)
+	all := rep.Row(ProtocolAll, "all", "all")
+	require.NotNil(t, all)
+	d := all.CEDiffs[0]
+	assert.Equal(t, int64(nGames), d.Games)
+	assert.Equal(t, int64(nGames*plies), d.N)
+	m, half := d.Mean()
+	assert.InDelta(t, all.Cells[0].CrossEntropy()-all.Cells[1].CrossEntropy(), m, 1e-9)
+
+	// Per game: the same difference over that game alone.
+	mean, want := textbook95(t, perGame(t, pl, 300, elos, plies, func(c []Cell) float64 {
+		return c[0].CrossEntropy() - c[1].CrossEntropy()
+	}))
+	assert.InDelta(t, mean, m, 1e-9)
+	assert.InDelta(t, want, half, 1e-3*want)
+	assert.Greater(t, half, 0.0)
+
+	var txt strings.Builder
+	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
+	assert.Equal(t, 2, strings.Count(txt.String(), "CE knows - uniform"), "a column in each protocol's table")
+	assert.NotContains(t, txt.String(), "CE knows - toponly", "no cross-entropy for a top-1-only contestant")
+	assert.Contains(t, txt.String(), fmt.Sprintf("%+.4f [", m))
+	var csvOut strings.Builder
+	require.NoError(t, rep.WriteCSV(&csvOut))
+	assert.Contains(t, csvOut.String(), "all,all,all,CE knows - uniform,")
+	assert.NotContains(t, csvOut.String(), "CE knows - toponly")
+}
+
+// perGame evaluates knows against uniform on each synthetic game alone (seed
+// seed0+i, both players rated elos[i]) and returns f of each game's cells.
+func perGame(t *testing.T, pl played, seed0 uint64, elos []int, plies int, f func(c []Cell) float64) []float64 {
+	t.Helper()
+	out := make([]float64, 0, len(elos))
+	for i, elo := range elos {
+		g, _ := synthGame(t, played{}, seed0+uint64(i), plies, elo, elo)
+		one := filepath.Join(t.TempDir(), "one.pgn")
+		require.NoError(t, os.WriteFile(one, []byte(g), 0o644))
+		r1, err := Run(context.Background(), Config{
+			Inputs:      []string{one},
+			Contestants: []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform)},
+			Workers:     1,
+		})
+		require.NoError(t, err)
+		out = append(out, f(r1.Row(ProtocolAll, "all", "all").Cells))
+	}
+	return out
+}
+
+// textbook95 is the mean of eight draws and the half-width of its 95%
+// interval (Student's t at 7 degrees of freedom).
+func textbook95(t *testing.T, xs []float64) (mean, half float64) {
+	t.Helper()
+	require.Len(t, xs, 8)
+	var ss float64
+	for _, x := range xs {
+		mean += x / 8
+	}
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, 2.364624 * math.Sqrt(ss/7/8)
 }

@@ -141,11 +141,15 @@ func (d Diff) PositionHalf() float64 {
 }
 
 // Row is one bucket's tallies: one Cell per contestant and one paired
-// difference per compared pair (Report.Compare).
+// difference per compared pair (Report.Compare): of top-1 hits in Diffs,
+// and in CEDiffs of the human move's cross-entropy (first minus second, nats;
+// negative where the first gives the human move more probability), over
+// the positions where both give probabilities.
 type Row struct {
-	Cells []Cell
-	Diffs []Diff
-	Games int64 // games with positions in the bucket
+	Cells   []Cell
+	Diffs   []Diff
+	CEDiffs []Diff
+	Games   int64 // games with positions in the bucket
 }
 
 // Report is the result of Run.
@@ -171,10 +175,42 @@ type Report struct {
 	open map[*Row]*gameSums
 }
 
-// gameSums is one game's tally in one row: n_g and d_g per compared pair.
+// gameSums is one game's tally in one row: n_g and d_g per compared pair,
+// of top-1 (n, d) and of cross-entropy (nce, dce: its positions are those
+// where both contestants of the pair give probabilities).
 type gameSums struct {
-	n float64
-	d []float64
+	n        float64
+	d        []float64
+	nce, dce []float64
+}
+
+// add tallies one position's difference d.
+func (x *Diff) add(d float64) {
+	x.N++
+	x.Sum += d
+	x.Sum2 += d * d
+}
+
+// fold tallies one game's sum of differences d over its n positions.
+func (x *Diff) fold(d, n float64) {
+	if n == 0 {
+		return
+	}
+	x.Games++
+	x.GSum2 += d * d
+	x.GSumN += d * n
+	x.GNum2 += n * n
+}
+
+// merge adds o's tallies.
+func (x *Diff) merge(o Diff) {
+	x.N += o.N
+	x.Sum += o.Sum
+	x.Sum2 += o.Sum2
+	x.Games += o.Games
+	x.GSum2 += o.GSum2
+	x.GSumN += o.GSumN
+	x.GNum2 += o.GNum2
 }
 
 func newReport(cfg *Config) *Report {
@@ -213,7 +249,7 @@ func (r *Report) Row(protocol int, dim, label string) *Row {
 func (r *Report) row(protocol int, b Bucket) *Row {
 	row := r.Rows[protocol][b]
 	if row == nil {
-		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, len(r.Compare))}
+		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, len(r.Compare)), CEDiffs: make([]Diff, len(r.Compare))}
 		r.Rows[protocol][b] = row
 	}
 	return row
@@ -230,7 +266,8 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 			row := r.row(proto, b)
 			g := r.open[row]
 			if g == nil {
-				g = &gameSums{d: make([]float64, len(r.Compare))}
+				n := len(r.Compare)
+				g = &gameSums{d: make([]float64, n), nce: make([]float64, n), dce: make([]float64, n)}
 				r.open[row] = g
 			}
 			g.n++
@@ -258,12 +295,16 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 				}
 			}
 			for j, pair := range r.Compare {
-				d := b2f(preds[pair[0]][i].Top1) - b2f(preds[pair[1]][i].Top1)
-				x := &row.Diffs[j]
-				x.N++
-				x.Sum += d
-				x.Sum2 += d * d
+				a, c := preds[pair[0]][i], preds[pair[1]][i]
+				d := b2f(a.Top1) - b2f(c.Top1)
+				row.Diffs[j].add(d)
 				g.d[j] += d
+				if !math.IsNaN(a.LogP) && !math.IsNaN(c.LogP) {
+					d := c.LogP - a.LogP // -log p_a - (-log p_c)
+					row.CEDiffs[j].add(d)
+					g.dce[j] += d
+					g.nce[j]++
+				}
 			}
 		}
 	}
@@ -278,11 +319,8 @@ func (r *Report) addGame(ps []*Position, preds [][]Prediction) {
 	for row, g := range r.open {
 		row.Games++
 		for j, d := range g.d {
-			x := &row.Diffs[j]
-			x.Games++
-			x.GSum2 += d * d
-			x.GSumN += d * g.n
-			x.GNum2 += g.n * g.n
+			row.Diffs[j].fold(d, g.n)
+			row.CEDiffs[j].fold(g.dce[j], g.nce[j])
 		}
 		delete(r.open, row)
 	}
@@ -314,15 +352,9 @@ func (r *Report) merge(o *Report) {
 				x.Time += c.Time
 				x.TimeN += c.TimeN
 			}
-			for j, d := range orow.Diffs {
-				x := &row.Diffs[j]
-				x.N += d.N
-				x.Sum += d.Sum
-				x.Sum2 += d.Sum2
-				x.Games += d.Games
-				x.GSum2 += d.GSum2
-				x.GSumN += d.GSumN
-				x.GNum2 += d.GNum2
+			for j := range orow.Diffs {
+				row.Diffs[j].merge(orow.Diffs[j])
+				row.CEDiffs[j].merge(orow.CEDiffs[j])
 			}
 		}
 	}
@@ -468,6 +500,9 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 	}
 	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
 	b.WriteString("  points [95% CI]: paired top-1 difference; the interval counts each game as one draw (a game's positions are not independent); games: games with positions in the row\n")
+	if r.ceCompared() {
+		b.WriteString("  nats [95% CI]: paired cross-entropy difference of the human move where both give probabilities (negative: the first gives it more), the interval by game\n")
+	}
 	for proto := range 2 {
 		r.writeHeads(&b, proto)
 		for _, dim := range dims {
@@ -487,6 +522,11 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			for _, pair := range r.Compare {
 				fmt.Fprintf(&b, " | %-26s", "top1 "+format.Trunc(r.Names[pair[0]], 10)+" - "+format.Trunc(r.Names[pair[1]], 10))
 			}
+			for _, pair := range r.Compare {
+				if r.Probs[pair[0]] && r.Probs[pair[1]] {
+					fmt.Fprintf(&b, " | %-26s", "CE "+format.Trunc(r.Names[pair[0]], 10)+" - "+format.Trunc(r.Names[pair[1]], 10))
+				}
+			}
 			fmt.Fprintf(&b, "\n%-12s %9s %6s", "", "", "")
 			for k := range r.Names {
 				if r.Probs[k] {
@@ -497,6 +537,11 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			}
 			for range r.Compare {
 				fmt.Fprintf(&b, " | %-26s", "points [95% CI]")
+			}
+			for _, pair := range r.Compare {
+				if r.Probs[pair[0]] && r.Probs[pair[1]] {
+					fmt.Fprintf(&b, " | %-26s", "nats [95% CI]")
+				}
 			}
 			b.WriteString("\n")
 			for _, bk := range buckets {
@@ -513,12 +558,29 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 					m, h := d.Mean()
 					fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.2f [%s, %s]", 100*m, format.Num(100*(m-h), 2), format.Num(100*(m+h), 2)))
 				}
+				for j, pair := range r.Compare {
+					if r.Probs[pair[0]] && r.Probs[pair[1]] {
+						m, h := row.CEDiffs[j].Mean()
+						fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.4f [%s, %s]", m, format.Num(m-h, 4), format.Num(m+h, 4)))
+					}
+				}
 				b.WriteString("\n")
 			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ceCompared reports whether any compared pair has a cross-entropy
+// difference (both contestants give probabilities).
+func (r *Report) ceCompared() bool {
+	for _, pair := range r.Compare {
+		if r.Probs[pair[0]] && r.Probs[pair[1]] {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]int64) []string {
@@ -533,8 +595,9 @@ func sortedKeys(m map[string]int64) []string {
 // WriteCSV writes one line per protocol, dimension, bucket and contestant
 // (protocol,dimension,bucket,contestant,n,top1,top3,cross_entropy), and per
 // bucket and compared pair one line for the paired difference (contestant "A - B"; top1 holds
-// the mean difference, top3 and cross_entropy the 95% interval's ends, by game as Diff.Mean);
-// games is the bucket's game count.
+// the mean difference, top3 and cross_entropy the 95% interval's ends, by game as Diff.Mean)
+// and, where both give probabilities, one for the paired cross-entropy difference in nats
+// (contestant "CE A - B", n its positions, the same columns); games is the bucket's game count.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss", "games"}); err != nil {
@@ -563,6 +626,17 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					d := row.Diffs[j]
 					m, h := d.Mean()
 					name := r.Names[pair[0]] + " - " + r.Names[pair[1]]
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)}); err != nil {
+						return err
+					}
+				}
+				for j, pair := range r.Compare {
+					if !r.Probs[pair[0]] || !r.Probs[pair[1]] {
+						continue
+					}
+					d := row.CEDiffs[j]
+					m, h := d.Mean()
+					name := "CE " + r.Names[pair[0]] + " - " + r.Names[pair[1]]
 					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)}); err != nil {
 						return err
 					}
