@@ -500,7 +500,8 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 	}
 	b.WriteString("  top1/top3: % of positions where the human move is the contestant's first / among its first three; CE: cross-entropy of the human move, nats\n")
 	b.WriteString("  points [95% CI]: paired top-1 difference; the interval counts each game as one draw (a game's positions are not independent); games: games with positions in the row\n")
-	if r.ceCompared() {
+	ce := r.cePairs()
+	if len(ce) > 0 {
 		b.WriteString("  nats [95% CI]: paired cross-entropy difference of the human move where both give probabilities (negative: the first gives it more), the interval by game\n")
 	}
 	for proto := range 2 {
@@ -519,13 +520,11 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 					fmt.Fprintf(&b, " | %-6s", format.Trunc(n, 6))
 				}
 			}
-			for _, pair := range r.Compare {
-				fmt.Fprintf(&b, " | %-26s", "top1 "+format.Trunc(r.Names[pair[0]], 10)+" - "+format.Trunc(r.Names[pair[1]], 10))
+			for j := range r.Compare {
+				fmt.Fprintf(&b, " | %-26s", "top1 "+r.pairName(j, 10))
 			}
-			for _, pair := range r.Compare {
-				if r.Probs[pair[0]] && r.Probs[pair[1]] {
-					fmt.Fprintf(&b, " | %-26s", "CE "+format.Trunc(r.Names[pair[0]], 10)+" - "+format.Trunc(r.Names[pair[1]], 10))
-				}
+			for _, j := range ce {
+				fmt.Fprintf(&b, " | %-26s", "CE "+r.pairName(j, 10))
 			}
 			fmt.Fprintf(&b, "\n%-12s %9s %6s", "", "", "")
 			for k := range r.Names {
@@ -538,10 +537,8 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			for range r.Compare {
 				fmt.Fprintf(&b, " | %-26s", "points [95% CI]")
 			}
-			for _, pair := range r.Compare {
-				if r.Probs[pair[0]] && r.Probs[pair[1]] {
-					fmt.Fprintf(&b, " | %-26s", "nats [95% CI]")
-				}
+			for range ce {
+				fmt.Fprintf(&b, " | %-26s", "nats [95% CI]")
 			}
 			b.WriteString("\n")
 			for _, bk := range buckets {
@@ -558,11 +555,9 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 					m, h := d.Mean()
 					fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.2f [%s, %s]", 100*m, format.Num(100*(m-h), 2), format.Num(100*(m+h), 2)))
 				}
-				for j, pair := range r.Compare {
-					if r.Probs[pair[0]] && r.Probs[pair[1]] {
-						m, h := row.CEDiffs[j].Mean()
-						fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.4f [%s, %s]", m, format.Num(m-h, 4), format.Num(m+h, 4)))
-					}
+				for _, j := range ce {
+					m, h := row.CEDiffs[j].Mean()
+					fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.4f [%s, %s]", m, format.Num(m-h, 4), format.Num(m+h, 4)))
 				}
 				b.WriteString("\n")
 			}
@@ -572,15 +567,25 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 	return err
 }
 
-// ceCompared reports whether any compared pair has a cross-entropy
-// difference (both contestants give probabilities).
-func (r *Report) ceCompared() bool {
-	for _, pair := range r.Compare {
+// cePairs returns the indexes in Compare of the pairs that have a
+// cross-entropy difference (both contestants give probabilities).
+func (r *Report) cePairs() []int {
+	var out []int
+	for j, pair := range r.Compare {
 		if r.Probs[pair[0]] && r.Probs[pair[1]] {
-			return true
+			out = append(out, j)
 		}
 	}
-	return false
+	return out
+}
+
+// pairName names compared pair j, each name cut to width (0: whole).
+func (r *Report) pairName(j, width int) string {
+	a, b := r.Names[r.Compare[j][0]], r.Names[r.Compare[j][1]]
+	if width > 0 {
+		a, b = format.Trunc(a, width), format.Trunc(b, width)
+	}
+	return a + " - " + b
 }
 
 func sortedKeys(m map[string]int64) []string {
@@ -600,6 +605,7 @@ func sortedKeys(m map[string]int64) []string {
 // (contestant "CE A - B", n its positions, the same columns); games is the bucket's game count.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
+	ce := r.cePairs()
 	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss", "games"}); err != nil {
 		return err
 	}
@@ -622,22 +628,17 @@ func (r *Report) WriteCSV(w io.Writer) error {
 						return err
 					}
 				}
-				for j, pair := range r.Compare {
-					d := row.Diffs[j]
+				diff := func(name string, d Diff) error {
 					m, h := d.Mean()
-					name := r.Names[pair[0]] + " - " + r.Names[pair[1]]
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)}); err != nil {
+					return cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)})
+				}
+				for j := range r.Compare {
+					if err := diff(r.pairName(j, 0), row.Diffs[j]); err != nil {
 						return err
 					}
 				}
-				for j, pair := range r.Compare {
-					if !r.Probs[pair[0]] || !r.Probs[pair[1]] {
-						continue
-					}
-					d := row.CEDiffs[j]
-					m, h := d.Mean()
-					name := "CE " + r.Names[pair[0]] + " - " + r.Names[pair[1]]
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)}); err != nil {
+				for _, j := range ce {
+					if err := diff("CE "+r.pairName(j, 0), row.CEDiffs[j]); err != nil {
 						return err
 					}
 				}
