@@ -389,7 +389,7 @@ func (r *runner) humans() (profile.Profile, int, error) {
 			}
 		}
 	}
-	r.logf("humans: %d games judged in %.0f s", len(res), time.Since(t).Seconds())
+	r.logf("humans: %d games judged in %.0f s%s", len(res), time.Since(t).Seconds(), retried(an))
 	if err := writeHumans(cache, cfg.Humans, prof, len(res)); err != nil {
 		return nil, 0, err
 	}
@@ -542,8 +542,17 @@ func (r *runner) judge(paths []string) (profile.Profile, error) {
 			}
 		}
 	}
-	r.logf("judged %d games in %.0f s", n, time.Since(t).Seconds())
+	r.logf("judged %d games in %.0f s%s", n, time.Since(t).Seconds(), retried(an))
 	return prof, nil
+}
+
+// retried says how many games an analysed again after its judge died or
+// stalled ("" when none).
+func retried(an *profile.Analyser) string {
+	if k := an.Retried(); k > 0 {
+		return fmt.Sprintf(" (%d analysed again on a new Stockfish after it stopped answering)", k)
+	}
+	return ""
 }
 
 // profileRound plays ProfileGames self-play games at every label with

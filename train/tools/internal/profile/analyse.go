@@ -42,7 +42,15 @@ type Analyser struct {
 	start  sync.Once
 	n      int
 	done   atomic.Int64
+	again  atomic.Int64
 }
+
+// Retries is how many times a game is analysed again, from its start on a
+// new engine process, after the engine died or stopped answering during it:
+// a stalled or crashed judge costs that game's analysis, not the run's.
+// Evaluations at a fixed node count on a fresh hash are the same on the
+// retry.
+const Retries = 2
 
 // NewAnalyser returns an Analyser; its engines start at the first Submit.
 // workers <= 0 means 2.
@@ -67,6 +75,10 @@ func (a *Analyser) Submit(g *pgn.Game, tag int) {
 // Done is the number of games analysed so far.
 func (a *Analyser) Done() int64 { return a.done.Load() }
 
+// Retried is the number of game analyses begun again after the engine died
+// or stopped answering (Retries).
+func (a *Analyser) Retried() int64 { return a.again.Load() }
+
 // Wait waits for every submitted game and returns the results (in the
 // order they finished) and the first error. Submit must not be called after.
 func (a *Analyser) Wait() ([]Result, error) {
@@ -87,14 +99,7 @@ func (a *Analyser) run() {
 		if a.failed() {
 			continue // drain
 		}
-		if e == nil || !e.Alive() {
-			var err error
-			if e, err = client.Start(a.ctx, a.engine); err != nil {
-				a.fail(err)
-				continue
-			}
-		}
-		ev, err := Analyse(a.ctx, e, job.Game, a.limits)
+		ev, err := a.analyse(&e, job.Game)
 		if err != nil {
 			a.fail(err)
 			continue
@@ -103,6 +108,28 @@ func (a *Analyser) run() {
 		a.res = append(a.res, Result{Job: job, Evals: ev})
 		a.mu.Unlock()
 		a.done.Add(1)
+	}
+}
+
+// analyse evaluates g on *e, starting an engine when there is none or it
+// is gone, and begins again on a new one (up to Retries times) when the
+// engine dies or stops answering; any other error is returned at once.
+func (a *Analyser) analyse(e **client.Engine, g *pgn.Game) ([]float64, error) {
+	for try := 0; ; try++ {
+		if *e == nil || !(*e).Alive() {
+			if *e != nil {
+				_ = (*e).Close() // Close always succeeds
+			}
+			var err error
+			if *e, err = client.Start(a.ctx, a.engine); err != nil {
+				return nil, err
+			}
+		}
+		ev, err := Analyse(a.ctx, *e, g, a.limits)
+		if err == nil || (*e).Alive() || a.ctx.Err() != nil || try == Retries {
+			return ev, err
+		}
+		a.again.Add(1)
 	}
 }
 
