@@ -23,7 +23,13 @@
 # over (checkmate, a draw, the engine quit) while the mock has not ended it
 # for 90 s is also started again, up to 3 attempts in all: run-game's mock
 # then waits without end, because Stockfish, its opponent, did not exit within
-# python-chess's 10 s (seen once in CI, bullet 30+0 hung after the game).
+# python-chess's 10 s (seen once in CI, bullet 30+0 hung after the game). If
+# it hangs so a third time (CI saw blitz 180+2 do it three times running,
+# never reproduced here), the game is judged on the engine's own UCI record
+# instead of run-game's JSON: every go answered by a legal bestmove, its
+# clock never at zero when asked to move, the game over by its last move or
+# the engine quit cleanly when told; the hang is a note, with the game's
+# processes and Python stacks at the hang kept for a look.
 # Each game's folder keeps run-game's log and JSON and the engine's UCI
 # input, output and stderr.
 #
@@ -125,6 +131,83 @@ sys.exit(0 if board.is_game_over() or len(board.move_stack) >= 300 else 1)
 EOF
 }
 
+# hang_diagnose GAME DIR: before a hung game is ended, keep what shows where
+# it hangs: its processes (DIR/mockhang.ps: is Stockfish still there, is the
+# engine?) and every Python thread's stack (run-game's Python runs with
+# PYTHONFAULTHANDLER=1: SIGABRT makes each Python process of the game write
+# its threads' tracebacks to run.log before it dies).
+hang_diagnose() {
+  local game=$1 dir=$2 pids
+  # the game's process and all its descendants (python-chess may start the
+  # engine and Stockfish in process groups of their own)
+  ps -e -o pid=,ppid=,stat=,etime=,args= | awk -v g="$game" '
+    { line[$1] = $0; parent[$1] = $2; order[NR] = $1 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        p = order[i]
+        for (a = p; a != "" && a != 0 && a != 1; a = parent[a]) if (a == g) { print line[p]; break }
+      }
+    }' >"$dir/mockhang.ps"
+  pids=$(awk '$5 ~ /python/ {print $1}' "$dir/mockhang.ps")
+  # shellcheck disable=SC2086
+  [ -n "$pids" ] && kill -ABRT $pids 2>/dev/null && sleep 3
+}
+
+# engine_record DIR: the game as the engine's own UCI record shows it, for a
+# game whose mock hung after the end (no result.json): each go answered by
+# one bestmove, legal in the position it was asked about; never asked to
+# move with its own clock (Black's) at zero or below; the game over by its
+# last move, or the engine told to quit and exited with 0. Prints "fault ..."
+# lines and one "summary ..." line.
+engine_record() {
+  PYTHONPATH=${run_game%/*}/python-chess "$python" - "$1/engine.in" "$1/engine.out" "$1/engine.exited" <<'EOF'
+import os, sys
+import chess
+cmds = [l.split() for l in open(sys.argv[1]) if l.strip()]
+best = [l.split() for l in open(sys.argv[2]) if l.startswith("bestmove")]
+exited = open(sys.argv[3]).read().strip() if os.path.exists(sys.argv[3]) else None
+faults, board, gos, plies = [], None, 0, 0
+def position(p):
+    b = chess.Board() if p[1] == "startpos" else chess.Board(" ".join(p[2:8]))
+    if "moves" in p:
+        for m in p[p.index("moves") + 1:]:
+            b.push_uci(m)
+    return b
+for c in cmds:
+    if c[0] == "position":
+        board = position(c)
+    elif c[0] == "go":
+        if board is None:
+            faults.append("go before any position")
+            break
+        if "ponder" not in c and "btime" in c and int(c[c.index("btime") + 1]) <= 0:
+            faults.append("asked to move with its clock at %s ms (a flag)" % c[c.index("btime") + 1])
+        if gos < len(best):
+            m = best[gos][1] if len(best[gos]) > 1 else "(none)"
+            legal = {x.uci() for x in board.legal_moves}
+            if m not in legal and not (m in ("(none)", "0000") and not legal):
+                faults.append("illegal bestmove %s in %s" % (m, board.fen()))
+            plies = len(board.move_stack) + 1
+        gos += 1
+if len(best) != gos:
+    faults.append("%d go commands, %d bestmoves" % (gos, len(best)))
+last = None
+if best and board is not None and len(best[-1]) > 1 and best[-1][1] in {x.uci() for x in board.legal_moves}:
+    last = board.copy()
+    last.push_uci(best[-1][1])
+over = last is not None and (last.is_game_over() or len(last.move_stack) >= 300)
+quit_clean = bool(cmds) and cmds[-1][0] == "quit" and exited == "0"
+if exited not in (None, "0"):
+    faults.append("the engine exited with %s" % exited)
+if not (over or quit_clean):
+    faults.append("the record shows no finished game (last move not final, engine not told to quit)")
+for f in faults:
+    print("fault", f)
+how = "its last move ended it" if over else "the engine quit cleanly when told" if quit_clean else "not finished"
+print("summary %d plies in the engine's record, %d moves of its own%s; %s" % (plies, len(best), "" if faults else ", each legal", how))
+EOF
+}
+
 # attempt NAME INITIAL INC ELO PONDER: one try at the game. The engine
 # run-game starts is a wrapper that logs the engine's UCI input and output
 # (tee) and its stderr. It ends the input's tee when the engine exits:
@@ -162,7 +245,7 @@ EOF
   local start=$SECONDS rc=0
   CLOCK_INITIAL=$initial CLOCK_INC=$inc PONDER=$ponder OPPONENT=$opponent PYTHON=$python \
     ENGINE_UCI_OPTIONS="{\"UCI_Elo\": $elo}" TIMEOUT=$limit PGN_DIR="$dir/pgn" \
-    timeout -k 30 $((limit + 60)) "$run_game" "$dir/engine" "$dir/result.json" >"$dir/run.log" 2>&1 &
+    PYTHONFAULTHANDLER=1 timeout -k 30 $((limit + 60)) "$run_game" "$dir/engine" "$dir/result.json" >"$dir/run.log" 2>&1 &
   local game=$!
   # run-game's mock starts Stockfish outside its error handling: when that
   # fails (python-chess allows its handshake 10 s, short on a loaded machine)
@@ -182,7 +265,8 @@ EOF
     # until its time limit. End it.
     if [ ! -s "$dir/result.json" ] && idle_for "$dir" "${QUIT_SECS:-90}" && game_over "$dir"; then
       echo "the game was over and the engine idle for ${QUIT_SECS:-90} s, but the mock had not ended it" >"$dir/mockhang"
-      kill "$game"
+      hang_diagnose "$game" "$dir"
+      kill "$game" 2>/dev/null # gone already when the aborted Python was all it waited for
       break
     fi
     sleep 2
@@ -201,10 +285,22 @@ verdict() {
     echo "  FAULT lichess-bot sent the engine no position in ${STALL_SECS:-120} s, 3 times: a machine too busy to start Python and Stockfish, or run-game's mock failed to start Stockfish (logs in $dir and $dir.stalled-*)"
     return 1
   fi
-  [ -f "$dir/mockhang" ] && faults+=("run-game's mock hung after the game, 3 times: $(cat "$dir/mockhang") (Stockfish, its opponent, did not quit; logs in $dir and $dir.mockhang-*)")
+  local summary="no result.json"
+  # A mock that hung after the game three times is run-game's fault, not the
+  # engine's: the game is judged on the engine's own UCI record instead.
+  if [ -f "$dir/mockhang" ] && [ ! -s "$dir/result.json" ]; then
+    local rec
+    rec=$(engine_record "$dir") || faults+=("engine record unreadable")
+    while IFS= read -r l; do
+      case $l in
+        "fault "*) faults+=("${l#fault } (from the engine's record; run-game's mock hung after the game)") ;;
+        "summary "*) summary=${l#summary } ;;
+      esac
+    done <<<"$rec"
+    notes+=("run-game's mock hung after the game, 3 times: $(cat "$dir/mockhang"), so there is no result.json; judged on the engine's record (processes at the hang in $dir/mockhang.ps, Python stacks in run.log; logs in $dir and $dir.mockhang-*)")
+  fi
   { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && faults+=("hang: the game outlived its time limit (killed after ${secs} s)")
   grep -q 'Failed: Timeout >' "$dir/run.log" && faults+=("hang: lichess-bot still waited when the game's time limit ran out (after ${secs} s)")
-  local summary="no result.json"
   if [ -s "$dir/result.json" ]; then
     local j
     j=$("$python" - "$dir/result.json" "$dir/pgn" "$dir/engine.exited" <<'EOF'
@@ -244,7 +340,7 @@ EOF
         "summary "*) summary=${l#summary } ;;
       esac
     done <<<"$j"
-  else
+  elif [ ! -f "$dir/mockhang" ]; then
     faults+=("run-game wrote no result.json")
   fi
   # lichess-bot refuses an illegal bestmove itself: the mock then sees no move.
