@@ -24,8 +24,11 @@
 # for 90 s is also started again, up to 3 attempts in all: run-game's mock
 # then waits without end, because Stockfish, its opponent, did not exit within
 # python-chess's 10 s (seen once in CI, bullet 30+0 hung after the game). If
-# it hangs so a third time (CI saw blitz 180+2 do it three times running,
-# never reproduced here), the game is judged on the engine's own UCI record
+# it hangs so a third time (CI saw blitz 180+2 do it three times running;
+# here bullet 30+0 hung twice in one run, both times after the engine's own
+# checkmating move, with Stockfish already gone and the mock's opponent
+# thread ended without sending the final state), the game is judged on the
+# engine's own UCI record
 # instead of run-game's JSON: every go answered by a legal bestmove, its
 # clock never at zero when asked to move, the game over by its last move or
 # the engine quit cleanly when told; the hang is a note, with the game's
