@@ -28,8 +28,8 @@
 # here bullet 30+0 hung twice in one run, both times after the engine's own
 # checkmating move, with Stockfish already gone and the mock's opponent
 # thread ended without sending the final state), the game is judged on the
-# engine's own UCI record
-# instead of run-game's JSON: every go answered by a legal bestmove, its
+# engine's own UCI record instead of run-game's JSON
+# (scripts/lichess-bot-record.py): every go answered by a legal bestmove, its
 # clock never at zero when asked to move, the game over by its last move or
 # the engine quit cleanly when told; the hang is a note, with the game's
 # processes and Python stacks at the hang kept for a look.
@@ -113,25 +113,15 @@ idle_for() {
   [ $((now - $(stat -c %Y "$1/engine.in"))) -ge "$2" ] && [ $((now - $(stat -c %Y "$1/engine.out"))) -ge "$2" ]
 }
 
-# game_over DIR: the engine has exited, or the last position it was sent
-# followed by its last bestmove is a finished game (or MAX_PLIES, 300, long).
+# game_over DIR: the engine has exited, or its last bestmove finished the
+# game (scripts/lichess-bot-record.py over).
 game_over() {
-  [ -f "$1/engine.exited" ] && return 0
-  PYTHONPATH=${run_game%/*}/python-chess "$python" - "$1/engine.in" "$1/engine.out" <<'EOF' 2>/dev/null
-import sys
-import chess
-pos = [l.split() for l in open(sys.argv[1]) if l.startswith("position ")]
-out = [l.split() for l in open(sys.argv[2]) if l.strip()]
-if not pos or not out or out[-1][0] != "bestmove":
-    sys.exit(1)
-p = pos[-1]
-board = chess.Board() if p[1] == "startpos" else chess.Board(" ".join(p[2:8]))
-if "moves" in p:
-    for m in p[p.index("moves") + 1:]:
-        board.push_uci(m)
-board.push_uci(out[-1][1])
-sys.exit(0 if board.is_game_over() or len(board.move_stack) >= 300 else 1)
-EOF
+  record over "$1" 2>/dev/null
+}
+
+# record MODE DIR: scripts/lichess-bot-record.py on the game's UCI record.
+record() {
+  PYTHONPATH=${run_game%/*}/python-chess "$python" scripts/lichess-bot-record.py "$@"
 }
 
 # hang_diagnose GAME DIR: before a hung game is ended, keep what shows where
@@ -154,61 +144,6 @@ hang_diagnose() {
   pids=$(awk '$5 ~ /python/ {print $1}' "$dir/mockhang.ps")
   # shellcheck disable=SC2086
   [ -n "$pids" ] && kill -ABRT $pids 2>/dev/null && sleep 3
-}
-
-# engine_record DIR: the game as the engine's own UCI record shows it, for a
-# game whose mock hung after the end (no result.json): each go answered by
-# one bestmove, legal in the position it was asked about; never asked to
-# move with its own clock (Black's) at zero or below; the game over by its
-# last move, or the engine told to quit and exited with 0. Prints "fault ..."
-# lines and one "summary ..." line.
-engine_record() {
-  PYTHONPATH=${run_game%/*}/python-chess "$python" - "$1/engine.in" "$1/engine.out" "$1/engine.exited" <<'EOF'
-import os, sys
-import chess
-cmds = [l.split() for l in open(sys.argv[1]) if l.strip()]
-best = [l.split() for l in open(sys.argv[2]) if l.startswith("bestmove")]
-exited = open(sys.argv[3]).read().strip() if os.path.exists(sys.argv[3]) else None
-faults, board, gos, plies = [], None, 0, 0
-def position(p):
-    b = chess.Board() if p[1] == "startpos" else chess.Board(" ".join(p[2:8]))
-    if "moves" in p:
-        for m in p[p.index("moves") + 1:]:
-            b.push_uci(m)
-    return b
-for c in cmds:
-    if c[0] == "position":
-        board = position(c)
-    elif c[0] == "go":
-        if board is None:
-            faults.append("go before any position")
-            break
-        if "ponder" not in c and "btime" in c and int(c[c.index("btime") + 1]) <= 0:
-            faults.append("asked to move with its clock at %s ms (a flag)" % c[c.index("btime") + 1])
-        if gos < len(best):
-            m = best[gos][1] if len(best[gos]) > 1 else "(none)"
-            legal = {x.uci() for x in board.legal_moves}
-            if m not in legal and not (m in ("(none)", "0000") and not legal):
-                faults.append("illegal bestmove %s in %s" % (m, board.fen()))
-            plies = len(board.move_stack) + 1
-        gos += 1
-if len(best) != gos:
-    faults.append("%d go commands, %d bestmoves" % (gos, len(best)))
-last = None
-if best and board is not None and len(best[-1]) > 1 and best[-1][1] in {x.uci() for x in board.legal_moves}:
-    last = board.copy()
-    last.push_uci(best[-1][1])
-over = last is not None and (last.is_game_over() or len(last.move_stack) >= 300)
-quit_clean = bool(cmds) and cmds[-1][0] == "quit" and exited == "0"
-if exited not in (None, "0"):
-    faults.append("the engine exited with %s" % exited)
-if not (over or quit_clean):
-    faults.append("the record shows no finished game (last move not final, engine not told to quit)")
-for f in faults:
-    print("fault", f)
-how = "its last move ended it" if over else "the engine quit cleanly when told" if quit_clean else "not finished"
-print("summary %d plies in the engine's record, %d moves of its own%s; %s" % (plies, len(best), "" if faults else ", each legal", how))
-EOF
 }
 
 # attempt NAME INITIAL INC ELO PONDER: one try at the game. The engine
@@ -293,7 +228,7 @@ verdict() {
   # engine's: the game is judged on the engine's own UCI record instead.
   if [ -f "$dir/mockhang" ] && [ ! -s "$dir/result.json" ]; then
     local rec
-    rec=$(engine_record "$dir") || faults+=("engine record unreadable")
+    rec=$(record judge "$dir") || faults+=("engine record unreadable")
     while IFS= read -r l; do
       case $l in
         "fault "*) faults+=("${l#fault } (from the engine's record; run-game's mock hung after the game)") ;;
