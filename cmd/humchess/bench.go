@@ -112,6 +112,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return errors.New("this build embeds no default net: pass -net FILE (a HumChess .onnx or a Maia/Lc0 .pb.gz, e.g. maia-1500.pb.gz) or -random tiny|default")
 	}
 
+	checkRuntime(stderr)
 	e := engine.New(nil)
 	defer e.Close()
 	cfg := engine.BenchConfig{Name: "HumChess " + version, NetFile: path, Threads: *threads, N: *n, Log: stderr}

@@ -68,6 +68,7 @@ func runCalibrate(args []string) error {
 		return fmt.Errorf("calibrate needs one NET file")
 	}
 	netFile := fs.Arg(0)
+	checkRuntime(os.Stderr)
 	net, err := load.Open(netFile, load.Options{})
 	if err != nil {
 		return err

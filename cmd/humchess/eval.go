@@ -197,6 +197,7 @@ func runEval(args []string) error {
 	if !*quiet {
 		cfg.Progress = os.Stderr
 	}
+	checkRuntime(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := eval.Run(ctx, cfg)

@@ -64,6 +64,7 @@ func runPrep(args []string) error {
 	}
 	if cfg.Teacher != "" {
 		cfg.OpenTeacher = openTeacher
+		checkRuntime(os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

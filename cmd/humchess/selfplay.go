@@ -28,6 +28,7 @@ func runSelfplay(args []string) error {
 		return fmt.Errorf("unexpected arguments %q (give openings with -openings)", fs.Args())
 	}
 	cfg.OpenNet = openSelfplayNet
+	checkRuntime(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sum, err := selfplay.Run(ctx, cfg, os.Stderr)

@@ -110,6 +110,7 @@ func runTiming(sets []string, player, png string, minMoves, skip int, r timingRe
 	var reshape func(base, inc float64) (scale, power float64)
 	label := ""
 	if r.net != "" {
+		checkRuntime(os.Stderr)
 		var err error
 		if r.net == "default" {
 			net, err = load.Default(load.Options{Threads: 1})
