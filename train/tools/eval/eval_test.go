@@ -659,20 +659,83 @@ func TestCEIntervalByGame(t *testing.T) {
 	assert.NotContains(t, csvOut.String(), "CE knows - toponly")
 }
 
-// perGame evaluates knows against uniform on each synthetic game alone (seed
-// seed0+i, both players rated elos[i]) and returns f of each game's cells.
-func perGame(t *testing.T, pl played, seed0 uint64, elos []int, plies int, f func(c []Cell) float64) []float64 {
+// TestHeadIntervalByGame checks the paired value and think-time head
+// differences: each mean is the difference of the two contestants' head
+// losses over the same positions, its interval the textbook one of the
+// per-game mean differences (equal game lengths), and both are printed and
+// written for the compared pair.
+func TestHeadIntervalByGame(t *testing.T) {
+	const nGames, plies = 8, 20
+	var pgnText strings.Builder
+	var elos []int
+	for i := range nGames {
+		elos = append(elos, 1500+i)
+		g, counts := synthGame(t, nil, uint64(500+i), plies, elos[i], elos[i])
+		require.Len(t, counts, plies)
+		pgnText.WriteString(g)
+	}
+	path := filepath.Join(t.TempDir(), "games.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(pgnText.String()), 0o644))
+	// Two fakes whose heads differ: their value and think-time outputs are
+	// hashes of the position and the seed.
+	seeded := func(seed uint64) func() (nets.Net, error) {
+		return func() (nets.Net, error) { return nets.NewFake(seed), nil }
+	}
+	specs := []Spec{NetContestantSpec("a", seeded(1)), NetContestantSpec("b", seeded(2))}
+	rep, err := Run(context.Background(), Config{Inputs: []string{path}, Contestants: specs, Workers: 2})
+	require.NoError(t, err)
+	all := rep.Row(ProtocolAll, "all", "all")
+	require.NotNil(t, all)
+	for _, h := range []struct {
+		name string
+		d    Diff
+		loss func(Cell) float64
+		n    func(Cell) int64
+	}{
+		{"value", all.WDLDiffs[0], Cell.WDLLoss, func(c Cell) int64 { return c.WDLN }},
+		{"think time", all.TimeDiffs[0], Cell.TimeLoss, func(c Cell) int64 { return c.TimeN }},
+	} {
+		require.Positive(t, h.d.N, h.name)
+		assert.Equal(t, h.n(all.Cells[0]), h.d.N, h.name)
+		assert.Equal(t, int64(nGames), h.d.Games, h.name)
+		m, half := h.d.Mean()
+		assert.InDelta(t, h.loss(all.Cells[0])-h.loss(all.Cells[1]), m, 1e-9, h.name)
+		counts := perGame(t, nil, 500, elos, plies, func(c []Cell) float64 { return float64(h.n(c[0])) }, specs...)
+		for _, c := range counts {
+			require.Equal(t, counts[0], c, "%s: equal positions per game", h.name)
+		}
+		mean, want := textbook95(t, perGame(t, nil, 500, elos, plies, func(c []Cell) float64 {
+			return h.loss(c[0]) - h.loss(c[1])
+		}, specs...))
+		assert.InDelta(t, mean, m, 1e-9, h.name)
+		assert.InDelta(t, want, half, 1e-3*want, h.name)
+		assert.Greater(t, half, 0.0, h.name)
+	}
+
+	var txt strings.Builder
+	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
+	m, _ := all.WDLDiffs[0].Mean()
+	assert.Contains(t, txt.String(), fmt.Sprintf("a - b                value %+.4f [", m))
+	var csvOut strings.Builder
+	require.NoError(t, rep.WriteCSV(&csvOut))
+	assert.Contains(t, csvOut.String(), "all,all,all,value a - b,")
+	assert.Contains(t, csvOut.String(), "all,all,all,time a - b,")
+}
+
+// perGame evaluates knows against uniform (or the contestants specs, when
+// given) on each synthetic game alone (seed seed0+i, both players rated
+// elos[i]) and returns f of each game's cells.
+func perGame(t *testing.T, pl played, seed0 uint64, elos []int, plies int, f func(c []Cell) float64, specs ...Spec) []float64 {
 	t.Helper()
 	out := make([]float64, 0, len(elos))
 	for i, elo := range elos {
 		g, _ := synthGame(t, played{}, seed0+uint64(i), plies, elo, elo)
 		one := filepath.Join(t.TempDir(), "one.pgn")
 		require.NoError(t, os.WriteFile(one, []byte(g), 0o644))
-		r1, err := Run(context.Background(), Config{
-			Inputs:      []string{one},
-			Contestants: []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform)},
-			Workers:     1,
-		})
+		if specs == nil {
+			specs = []Spec{NetContestantSpec("knows", knows(pl)), NetContestantSpec("uniform", uniform)}
+		}
+		r1, err := Run(context.Background(), Config{Inputs: []string{one}, Contestants: specs, Workers: 1})
 		require.NoError(t, err)
 		out = append(out, f(r1.Row(ProtocolAll, "all", "all").Cells))
 	}

@@ -144,12 +144,30 @@ func (d Diff) PositionHalf() float64 {
 // difference per compared pair (Report.Compare): of top-1 hits in Diffs,
 // and in CEDiffs of the human move's cross-entropy (first minus second, nats;
 // negative where the first gives the human move more probability), over
-// the positions where both give probabilities.
+// the positions where both give probabilities; in WDLDiffs and TimeDiffs of
+// the value and think-time heads' cross-entropies (first minus second, nats),
+// over the positions where both have the head and the target is known.
 type Row struct {
-	Cells   []Cell
-	Diffs   []Diff
-	CEDiffs []Diff
-	Games   int64 // games with positions in the bucket
+	Cells     []Cell
+	Diffs     []Diff
+	CEDiffs   []Diff
+	WDLDiffs  []Diff
+	TimeDiffs []Diff
+	Games     int64 // games with positions in the bucket
+}
+
+// Kinds of paired difference, the index of a row's diff slice (Row.diffs).
+const (
+	diffTop1 = iota
+	diffCE
+	diffWDL
+	diffTime
+	numDiffs
+)
+
+// diffs returns the row's paired differences of one kind.
+func (row *Row) diffs(kind int) []Diff {
+	return [numDiffs][]Diff{row.Diffs, row.CEDiffs, row.WDLDiffs, row.TimeDiffs}[kind]
 }
 
 // Report is the result of Run.
@@ -175,13 +193,30 @@ type Report struct {
 	open map[*Row]*gameSums
 }
 
-// gameSums is one game's tally in one row: n_g and d_g per compared pair,
-// of top-1 (n, d) and of cross-entropy (nce, dce: its positions are those
-// where both contestants of the pair give probabilities).
+// gameSums is one game's tally in one row: per kind of difference and
+// compared pair, n_g (the positions where both contestants of the pair have
+// the difference) and d_g.
 type gameSums struct {
-	n        float64
-	d        []float64
-	nce, dce []float64
+	n, d [numDiffs][]float64
+}
+
+func newGameSums(pairs int) *gameSums {
+	g := &gameSums{}
+	for k := range numDiffs {
+		g.n[k], g.d[k] = make([]float64, pairs), make([]float64, pairs)
+	}
+	return g
+}
+
+// addPair tallies one position's difference d of a kind for pair j in row
+// and in the game's sums.
+func (g *gameSums) addPair(row *Row, kind, j int, d float64) {
+	if math.IsNaN(d) {
+		return
+	}
+	row.diffs(kind)[j].add(d)
+	g.n[kind][j]++
+	g.d[kind][j] += d
 }
 
 // add tallies one position's difference d.
@@ -249,7 +284,8 @@ func (r *Report) Row(protocol int, dim, label string) *Row {
 func (r *Report) row(protocol int, b Bucket) *Row {
 	row := r.Rows[protocol][b]
 	if row == nil {
-		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, len(r.Compare)), CEDiffs: make([]Diff, len(r.Compare))}
+		n := len(r.Compare)
+		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, n), CEDiffs: make([]Diff, n), WDLDiffs: make([]Diff, n), TimeDiffs: make([]Diff, n)}
 		r.Rows[protocol][b] = row
 	}
 	return row
@@ -266,11 +302,9 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 			row := r.row(proto, b)
 			g := r.open[row]
 			if g == nil {
-				n := len(r.Compare)
-				g = &gameSums{d: make([]float64, n), nce: make([]float64, n), dce: make([]float64, n)}
+				g = newGameSums(len(r.Compare))
 				r.open[row] = g
 			}
-			g.n++
 			for k := range preds {
 				pr := preds[k][i]
 				c := &row.Cells[k]
@@ -296,15 +330,10 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 			}
 			for j, pair := range r.Compare {
 				a, c := preds[pair[0]][i], preds[pair[1]][i]
-				d := b2f(a.Top1) - b2f(c.Top1)
-				row.Diffs[j].add(d)
-				g.d[j] += d
-				if !math.IsNaN(a.LogP) && !math.IsNaN(c.LogP) {
-					d := c.LogP - a.LogP // -log p_a - (-log p_c)
-					row.CEDiffs[j].add(d)
-					g.dce[j] += d
-					g.nce[j]++
-				}
+				g.addPair(row, diffTop1, j, b2f(a.Top1)-b2f(c.Top1))
+				g.addPair(row, diffCE, j, c.LogP-a.LogP) // -log p_a - (-log p_c); NaN unless both give probabilities
+				g.addPair(row, diffWDL, j, a.WDLLoss-c.WDLLoss)
+				g.addPair(row, diffTime, j, a.TimeLoss-c.TimeLoss)
 			}
 		}
 	}
@@ -318,9 +347,11 @@ func (r *Report) addGame(ps []*Position, preds [][]Prediction) {
 	}
 	for row, g := range r.open {
 		row.Games++
-		for j, d := range g.d {
-			row.Diffs[j].fold(d, g.n)
-			row.CEDiffs[j].fold(g.dce[j], g.nce[j])
+		for kind := range numDiffs {
+			ds := row.diffs(kind)
+			for j := range ds {
+				ds[j].fold(g.d[kind][j], g.n[kind][j])
+			}
 		}
 		delete(r.open, row)
 	}
@@ -352,9 +383,11 @@ func (r *Report) merge(o *Report) {
 				x.Time += c.Time
 				x.TimeN += c.TimeN
 			}
-			for j := range orow.Diffs {
-				row.Diffs[j].merge(orow.Diffs[j])
-				row.CEDiffs[j].merge(orow.CEDiffs[j])
+			for kind := range numDiffs {
+				ds, od := row.diffs(kind), orow.diffs(kind)
+				for j := range ds {
+					ds[j].merge(od[j])
+				}
 			}
 		}
 	}
@@ -451,6 +484,28 @@ func (r *Report) writeHeads(b *strings.Builder, proto int) {
 		}
 		fmt.Fprintf(b, "  %-20s value %s (%d)  think time %s (%d)\n", format.Trunc(r.Names[k], 20), format.Num(c.WDLLoss(), 4), c.WDLN, format.Num(c.TimeLoss(), 4), c.TimeN)
 	}
+	for j := range r.Compare {
+		w, t := row.WDLDiffs[j], row.TimeDiffs[j]
+		if w.N == 0 && t.N == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "  %-20s value %s  think time %s (paired, first minus second, 95%% CI by game)\n", r.pairName(j, 0), headDiff(w), headDiff(t))
+	}
+}
+
+// headDiff formats a paired head-loss difference, "-" where no position has
+// it.
+func headDiff(d Diff) string {
+	if d.N == 0 {
+		return "-"
+	}
+	return natsCI(d)
+}
+
+// natsCI formats a paired difference in nats: mean [95% CI].
+func natsCI(d Diff) string {
+	m, h := d.Mean()
+	return fmt.Sprintf("%+.4f [%s, %s]", m, format.Num(m-h, 4), format.Num(m+h, 4))
 }
 
 // Buckets returns a protocol's buckets of one dimension in order.
@@ -556,8 +611,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 					fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.2f [%s, %s]", 100*m, format.Num(100*(m-h), 2), format.Num(100*(m+h), 2)))
 				}
 				for _, j := range ce {
-					m, h := row.CEDiffs[j].Mean()
-					fmt.Fprintf(&b, " | %-26s", fmt.Sprintf("%+.4f [%s, %s]", m, format.Num(m-h, 4), format.Num(m+h, 4)))
+					fmt.Fprintf(&b, " | %-26s", natsCI(row.CEDiffs[j]))
 				}
 				b.WriteString("\n")
 			}
@@ -602,7 +656,9 @@ func sortedKeys(m map[string]int64) []string {
 // bucket and compared pair one line for the paired difference (contestant "A - B"; top1 holds
 // the mean difference, top3 and cross_entropy the 95% interval's ends, by game as Diff.Mean)
 // and, where both give probabilities, one for the paired cross-entropy difference in nats
-// (contestant "CE A - B", n its positions, the same columns); games is the bucket's game count.
+// (contestant "CE A - B", n its positions, the same columns), and where both have them, one
+// each for the value and think-time heads' paired cross-entropy differences ("value A - B",
+// "time A - B"); games is the bucket's game count.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	ce := r.cePairs()
@@ -640,6 +696,19 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				for _, j := range ce {
 					if err := diff("CE "+r.pairName(j, 0), row.CEDiffs[j]); err != nil {
 						return err
+					}
+				}
+				for j := range r.Compare {
+					for _, h := range []struct {
+						name string
+						d    Diff
+					}{{"value ", row.WDLDiffs[j]}, {"time ", row.TimeDiffs[j]}} {
+						if h.d.N == 0 {
+							continue
+						}
+						if err := diff(h.name+r.pairName(j, 0), h.d); err != nil {
+							return err
+						}
 					}
 				}
 			}
