@@ -165,6 +165,9 @@ const (
 	numDiffs
 )
 
+// headNames prefix the pair's name on the CSV lines of the heads' differences.
+var headNames = map[int]string{diffWDL: "value ", diffTime: "time "}
+
 // diffs returns the row's paired differences of one kind.
 func (row *Row) diffs(kind int) []Diff {
 	return [numDiffs][]Diff{row.Diffs, row.CEDiffs, row.WDLDiffs, row.TimeDiffs}[kind]
@@ -699,14 +702,12 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					}
 				}
 				for j := range r.Compare {
-					for _, h := range []struct {
-						name string
-						d    Diff
-					}{{"value ", row.WDLDiffs[j]}, {"time ", row.TimeDiffs[j]}} {
-						if h.d.N == 0 {
+					for _, kind := range []int{diffWDL, diffTime} {
+						d := row.diffs(kind)[j]
+						if d.N == 0 {
 							continue
 						}
-						if err := diff(h.name+r.pairName(j, 0), h.d); err != nil {
+						if err := diff(headNames[kind]+r.pairName(j, 0), d); err != nil {
 							return err
 						}
 					}
