@@ -53,6 +53,11 @@ func parseHumans(path string, b []byte, files []string) (profile.Profile, int, e
 	if !slices.Equal(h.Files, baseNames(files)) {
 		return nil, 0, fmt.Errorf("calibrate: %s is for files %v", path, h.Files)
 	}
+	for k, c := range h.Profile {
+		if c.Moves > 0 && c.Games == 0 {
+			return nil, 0, fmt.Errorf("calibrate: %s was written before games were counted (band %d): its intervals would treat moves as independent", path, k.Band)
+		}
+	}
 	return h.Profile, h.Games, nil
 }
 

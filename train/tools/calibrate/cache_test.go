@@ -32,6 +32,8 @@ func TestShippedHumans(t *testing.T) {
 			require.Greater(t, c.Moves, int64(200), "%s: band %d moves", base, l)
 			require.Greater(t, c.Blunders, int64(0), "%s: band %d blunders", base, l)
 			require.Less(t, c.Blunders, c.Moves/4, "%s: band %d blunders", base, l)
+			require.Greater(t, c.Games, int64(1), "%s: band %d games", base, l)
+			require.LessOrEqual(t, c.Games, int64(n), "%s: band %d games", base, l)
 		}
 		for _, other := range []games.TimeClass{games.Bullet, games.Blitz, games.Rapid} {
 			if other != class {
@@ -43,6 +45,20 @@ func TestShippedHumans(t *testing.T) {
 	}
 	_, _, err = readShippedHumans("humans-none.json", DefaultHumans("../shared/data", games.Blitz))
 	require.Error(t, err)
+}
+
+// TestHumansWithoutGames: a profile written before games were counted is
+// refused (calibrate judges the humans again), one with them is read.
+func TestHumansWithoutGames(t *testing.T) {
+	files := []string{"d/a.pgn.zst"}
+	old := `{"files":["a.pgn.zst"],"games":3,"profile":[{"band":1600,"class":"blitz","moves":90,"blunders":9,"cpl_sum":4500,"cpl_sq_sum":400000}]}`
+	_, _, err := parseHumans("old.json", []byte(old), files)
+	require.ErrorContains(t, err, "before games were counted")
+	now := strings.Replace(old, `"cpl_sq_sum":400000`, `"cpl_sq_sum":400000,"games":3,"game_moves_sq_sum":2700`, 1)
+	p, n, err := parseHumans("new.json", []byte(now), files)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	require.Equal(t, int64(3), p.Get(profile.Key{Band: 1600, Class: games.Blitz}).Games)
 }
 
 // TestDefaultHumans checks that only a rapid profile reads the rapid

@@ -383,11 +383,13 @@ func (r *runner) humans() (profile.Profile, int, error) {
 	}
 	prof := profile.Profile{}
 	for _, x := range res {
+		var ms []profile.Move
 		for _, m := range profile.Judge(x.Game, x.Evals) {
 			if m.Ply >= cfg.OpeningPlies {
-				prof.Add(class, m)
+				ms = append(ms, m)
 			}
 		}
+		prof.AddGame(class, ms)
 	}
 	r.logf("humans: %d games judged in %.0f s%s", len(res), time.Since(t).Seconds(), retried(an))
 	if err := writeHumans(cache, cfg.Humans, prof, len(res)); err != nil {
@@ -536,11 +538,13 @@ func (r *runner) judge(paths []string) (profile.Profile, error) {
 	prof := profile.Profile{}
 	for _, x := range res {
 		class := games.ClassOf(x.Game.TimeControl)
+		var ms []profile.Move
 		for _, m := range profile.Judge(x.Game, x.Evals) {
 			if engineMove(x.Game, m.Ply) {
-				prof.Add(class, m)
+				ms = append(ms, m)
 			}
 		}
+		prof.AddGame(class, ms)
 	}
 	r.logf("judged %d games in %.0f s%s", n, time.Since(t).Seconds(), retried(an))
 	return prof, nil

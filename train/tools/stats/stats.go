@@ -399,11 +399,13 @@ func (s *Set) addBlunders(g *pgn.Game, sides int, evals []float64, loss float64)
 // game's time class.
 func (s *Set) addProfile(g *pgn.Game, sides int, evals []float64) {
 	class := games.ClassOf(g.TimeControl)
+	var ms []profile.Move
 	for _, m := range profile.Judge(g, evals) {
 		if counts(g, m.Ply, sides) {
-			s.Profile.Add(class, m)
+			ms = append(ms, m)
 		}
 	}
+	s.Profile.AddGame(class, ms)
 }
 
 // WriteText prints the sets side by side: the player and the player's

@@ -92,22 +92,45 @@ type Key struct {
 	Class games.TimeClass // the game's time class
 }
 
-// Cell counts the moves of one key.
+// Cell counts the moves of one key, and per game the sums its intervals
+// need: the moves of one game are not independent (one player, one
+// position type, one clock), so the intervals treat each game's moves in
+// the cell as one cluster.
 type Cell struct {
 	Moves    int64   // moves judged
 	Blunders int64   // of which blunders
 	CPL      float64 // sum of centipawn losses
 	CPL2     float64 // sum of squared centipawn losses
+
+	Games int64 // games (clusters) with moves in the cell; 0 in profiles written before it was counted
+	// Sums over the games g of products of the game's counts in the cell:
+	// n_g its moves, b_g its blunders, c_g its centipawn loss.
+	GameN2, GameB2, GameBN, GameC2, GameCN float64
 }
 
-// Add counts one move.
-func (c *Cell) Add(m Move) {
-	c.Moves++
-	if m.Blunder() {
-		c.Blunders++
+// Add counts one move as a game of its own.
+func (c *Cell) Add(m Move) { c.addGame([]Move{m}) }
+
+// addGame counts the moves of one game.
+func (c *Cell) addGame(ms []Move) {
+	var n, b, cpl float64
+	for _, m := range ms {
+		c.Moves++
+		c.CPL += m.CPL
+		c.CPL2 += m.CPL * m.CPL
+		n++
+		cpl += m.CPL
+		if m.Blunder() {
+			c.Blunders++
+			b++
+		}
 	}
-	c.CPL += m.CPL
-	c.CPL2 += m.CPL * m.CPL
+	c.Games++
+	c.GameN2 += n * n
+	c.GameB2 += b * b
+	c.GameBN += b * n
+	c.GameC2 += cpl * cpl
+	c.GameCN += cpl * n
 }
 
 // Merge adds o's counts.
@@ -116,17 +139,45 @@ func (c *Cell) Merge(o Cell) {
 	c.Blunders += o.Blunders
 	c.CPL += o.CPL
 	c.CPL2 += o.CPL2
+	c.Games += o.Games
+	c.GameN2 += o.GameN2
+	c.GameB2 += o.GameB2
+	c.GameBN += o.GameBN
+	c.GameC2 += o.GameC2
+	c.GameCN += o.GameCN
 }
 
-// BlunderRate is the fraction of blunders with its 95% Wilson score
-// interval; NaN with no move.
+// clustered reports whether the cell's games were counted (all moves
+// through Add or AddGame, at least two games).
+func (c Cell) clustered() bool { return c.Games >= 2 }
+
+// ratioVar is the variance of the ratio estimate r = sum y_g / sum n_g over
+// the cell's games (the cluster, or linearisation, estimator), from sums of
+// y_g^2 and y_g n_g.
+func (c Cell) ratioVar(r, y2, yn float64) float64 {
+	g, n := float64(c.Games), float64(c.Moves)
+	s := max(0, y2-2*r*yn+r*r*c.GameN2)
+	return g / (g - 1) * s / (n * n)
+}
+
+// BlunderRate is the fraction of blunders with its 95% interval: Wilson's
+// score interval on the effective number of moves (the moves divided by
+// the design effect of their games, at least 1); NaN with no move.
 func (c Cell) BlunderRate() (p, lo, hi float64) {
-	return Wilson(c.Blunders, c.Moves)
+	if !c.clustered() || c.Blunders == 0 || c.Blunders == c.Moves {
+		return Wilson(c.Blunders, c.Moves)
+	}
+	n := float64(c.Moves)
+	p = float64(c.Blunders) / n
+	deff := max(1, c.ratioVar(p, c.GameB2, c.GameBN)/(p*(1-p)/n))
+	_, lo, hi = wilson(p, n/deff)
+	return p, lo, hi
 }
 
 // MeanCPL is the average centipawn loss per move with the 95% normal
-// interval of the mean (moves taken as independent: moves of one game are
-// not, so the interval is somewhat too narrow); NaN with no move.
+// interval of the mean, its variance taken over the cell's games (over the
+// moves, as if independent, in profiles written before games were
+// counted); NaN with no move.
 func (c Cell) MeanCPL() (m, lo, hi float64) {
 	if c.Moves == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
@@ -134,10 +185,13 @@ func (c Cell) MeanCPL() (m, lo, hi float64) {
 	n := float64(c.Moves)
 	m = c.CPL / n
 	v := 0.0
-	if c.Moves > 1 {
-		v = max(0, (c.CPL2-n*m*m)/(n-1))
+	switch {
+	case c.clustered():
+		v = c.ratioVar(m, c.GameC2, c.GameCN)
+	case c.Moves > 1:
+		v = max(0, (c.CPL2-n*m*m)/(n-1)) / n
 	}
-	se := math.Sqrt(v / n)
+	se := math.Sqrt(v)
 	return m, m - Z*se, m + Z*se
 }
 
@@ -146,8 +200,12 @@ func Wilson(k, n int64) (p, lo, hi float64) {
 	if n <= 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	nf := float64(n)
-	p = float64(k) / nf
+	return wilson(float64(k)/float64(n), float64(n))
+}
+
+// wilson is the Wilson score interval of a proportion p observed on nf
+// (possibly effective, non-integer) trials.
+func wilson(p, nf float64) (float64, float64, float64) {
 	z2 := Z * Z
 	den := 1 + z2/nf
 	mid := (p + z2/(2*nf)) / den
@@ -158,15 +216,29 @@ func Wilson(k, n int64) (p, lo, hi float64) {
 // Profile is the error profile of a set of moves.
 type Profile map[Key]*Cell
 
-// Add counts m in the cell of its band and class c.
-func (p Profile) Add(c games.TimeClass, m Move) {
-	k := Key{Band: Band(m.Rating), Class: c}
-	cell := p[k]
-	if cell == nil {
-		cell = &Cell{}
-		p[k] = cell
+// Add counts m, as a game of its own, in the cell of its band and class c.
+func (p Profile) Add(c games.TimeClass, m Move) { p.AddGame(c, []Move{m}) }
+
+// AddGame counts the moves of one game of class c, each in the cell of its
+// band: in each cell, the game's moves are one cluster of its intervals.
+func (p Profile) AddGame(c games.TimeClass, ms []Move) {
+	byKey := map[Key][]Move{}
+	var keys []Key
+	for _, m := range ms {
+		k := Key{Band: Band(m.Rating), Class: c}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], m)
 	}
-	cell.Add(m)
+	for _, k := range keys {
+		cell := p[k]
+		if cell == nil {
+			cell = &Cell{}
+			p[k] = cell
+		}
+		cell.addGame(byKey[k])
+	}
 }
 
 // Get returns the cell of k (zero when absent).
@@ -200,6 +272,12 @@ type row struct {
 	Blunders int64   `json:"blunders"`
 	CPL      float64 `json:"cpl_sum"`
 	CPL2     float64 `json:"cpl_sq_sum"`
+	Games    int64   `json:"games,omitempty"`
+	GameN2   float64 `json:"game_moves_sq_sum,omitempty"`
+	GameB2   float64 `json:"game_blunders_sq_sum,omitempty"`
+	GameBN   float64 `json:"game_blunders_moves_sum,omitempty"`
+	GameC2   float64 `json:"game_cpl_sq_sum,omitempty"`
+	GameCN   float64 `json:"game_cpl_moves_sum,omitempty"`
 }
 
 // MarshalJSON writes the profile as a list of cells.
@@ -207,7 +285,8 @@ func (p Profile) MarshalJSON() ([]byte, error) {
 	rows := []row{}
 	for _, k := range p.Keys() {
 		c := p[k]
-		rows = append(rows, row{Band: k.Band, Class: k.Class.String(), Moves: c.Moves, Blunders: c.Blunders, CPL: c.CPL, CPL2: c.CPL2})
+		rows = append(rows, row{Band: k.Band, Class: k.Class.String(), Moves: c.Moves, Blunders: c.Blunders, CPL: c.CPL, CPL2: c.CPL2,
+			Games: c.Games, GameN2: c.GameN2, GameB2: c.GameB2, GameBN: c.GameBN, GameC2: c.GameC2, GameCN: c.GameCN})
 	}
 	return json.Marshal(rows)
 }
@@ -227,7 +306,8 @@ func (p *Profile) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("profile: unknown time class %q", r.Class)
 			}
 		}
-		(*p)[Key{Band: r.Band, Class: c}] = &Cell{Moves: r.Moves, Blunders: r.Blunders, CPL: r.CPL, CPL2: r.CPL2}
+		(*p)[Key{Band: r.Band, Class: c}] = &Cell{Moves: r.Moves, Blunders: r.Blunders, CPL: r.CPL, CPL2: r.CPL2,
+			Games: r.Games, GameN2: r.GameN2, GameB2: r.GameB2, GameBN: r.GameBN, GameC2: r.GameC2, GameCN: r.GameCN}
 	}
 	return nil
 }

@@ -123,3 +123,75 @@ func TestProfileJSONRoundTrip(t *testing.T) {
 		t.Errorf("band 1600 blitz = %+v, want 2 moves, 1 blunder", c)
 	}
 }
+
+// TestClusteredIntervals: the same moves grouped into games differently
+// give different intervals; blunders spread one to a game give Wilson's on
+// the moves, blunders concentrated in a few games a wider one.
+func TestClusteredIntervals(t *testing.T) {
+	game := func(n, blunders int, cpl float64) []Move {
+		ms := make([]Move, n)
+		for i := range ms {
+			ms[i] = Move{Rating: 1500, CPL: cpl}
+			if i < blunders {
+				ms[i].Loss = 0.5
+			}
+		}
+		return ms
+	}
+	spread, packed := Profile{}, Profile{}
+	for g := range 100 {
+		spread.AddGame(games.Blitz, game(10, 1, 0)) // one blunder in every game
+		k := 0
+		if g < 10 {
+			k = 10 // ten games of blunders only
+		}
+		packed.AddGame(games.Blitz, game(10, k, 0))
+	}
+	key := Key{Band: 1600, Class: games.Blitz}
+	s, p := spread.Get(key), packed.Get(key)
+	if s.Moves != 1000 || s.Blunders != 100 || p.Moves != 1000 || p.Blunders != 100 || s.Games != 100 || p.Games != 100 {
+		t.Fatalf("cells %+v and %+v, want 1000 moves, 100 blunders, 100 games each", s, p)
+	}
+	_, wlo, whi := Wilson(100, 1000)
+	if _, lo, hi := s.BlunderRate(); !near(lo, wlo, 1e-12) || !near(hi, whi, 1e-12) {
+		t.Errorf("one blunder a game: [%.4f, %.4f], want Wilson's on the moves [%.4f, %.4f]", lo, hi, wlo, whi)
+	}
+	// Design effect: cluster variance 100/99 * 900 / 1000^2 against the
+	// binomial 0.09/1000, 10.10; Wilson's on 1000/10.10 = 99 moves.
+	if r, lo, hi := p.BlunderRate(); !near(r, 0.1, 1e-12) || !near(lo, 0.0551, 1e-4) || !near(hi, 0.1748, 1e-4) {
+		t.Errorf("blunders in ten games: %.4f [%.4f, %.4f], want 0.1 [0.0551, 0.1748]", r, lo, hi)
+	}
+
+	// Centipawn loss: two games of two moves, 0 0 and 40 40: mean 20, the
+	// cluster variance 2/1 * (40^2 + 40^2) / 4^2 = 400, half-width 1.96*20;
+	// as four single-move games, the moves' sd 23.09 over sqrt(4).
+	two := Profile{}
+	two.AddGame(games.Blitz, game(2, 0, 0))
+	two.AddGame(games.Blitz, game(2, 0, 40))
+	if m, lo, hi := two.Get(key).MeanCPL(); !near(m, 20, 1e-9) || !near(hi-m, Z*20, 1e-9) || !near(m-lo, Z*20, 1e-9) {
+		t.Errorf("MeanCPL of games 0,0 and 40,40 = %v [%v, %v], want 20 ± %.3f", m, lo, hi, Z*20)
+	}
+	four := Profile{}
+	for _, x := range []float64{0, 0, 40, 40} {
+		four.Add(games.Blitz, Move{Rating: 1500, CPL: x})
+	}
+	if m, lo, hi := four.Get(key).MeanCPL(); !near(m, 20, 1e-9) || !near(hi-m, Z*math.Sqrt(1600.0/3/4), 1e-9) || !near(m-lo, hi-m, 1e-9) {
+		t.Errorf("MeanCPL of single moves 0,0,40,40 = %v [%v, %v], want 20 ± %.3f", m, lo, hi, Z*math.Sqrt(1600.0/3/4))
+	}
+}
+
+// TestProfileWithoutGames: a profile written before games were counted
+// still reads, with the intervals taken over its moves.
+func TestProfileWithoutGames(t *testing.T) {
+	var p Profile
+	if err := json.Unmarshal([]byte(`[{"band":1600,"class":"blitz","moves":4,"blunders":1,"cpl_sum":80,"cpl_sq_sum":3200}]`), &p); err != nil {
+		t.Fatal(err)
+	}
+	c := p.Get(Key{Band: 1600, Class: games.Blitz})
+	if r, lo, hi := c.BlunderRate(); r != 0.25 || !near(lo, 0.0456, 1e-4) || !near(hi, 0.6994, 1e-4) {
+		t.Errorf("blunder rate 1 of 4 = %.4f [%.4f, %.4f], want Wilson's 0.25 [0.0456, 0.6994]", r, lo, hi)
+	}
+	if m, lo, hi := c.MeanCPL(); m != 20 || !near(hi-m, Z*math.Sqrt(1600.0/3/4), 1e-9) || !near(m-lo, hi-m, 1e-9) {
+		t.Errorf("MeanCPL = %v [%v, %v], want 20 ± %.3f over the moves", m, lo, hi, Z*math.Sqrt(1600.0/3/4))
+	}
+}
