@@ -147,8 +147,8 @@ func (c *Cell) Merge(o Cell) {
 	c.GameCN += o.GameCN
 }
 
-// clustered reports whether the cell's games were counted (all moves
-// through Add or AddGame, at least two games).
+// clustered reports whether the cell has at least two games counted (a
+// profile written before games were counted has none).
 func (c Cell) clustered() bool { return c.Games >= 2 }
 
 // ratioVar is the variance of the ratio estimate r = sum y_g / sum n_g over
@@ -162,7 +162,9 @@ func (c Cell) ratioVar(r, y2, yn float64) float64 {
 
 // BlunderRate is the fraction of blunders with its 95% interval: Wilson's
 // score interval on the effective number of moves (the moves divided by
-// the design effect of their games, at least 1); NaN with no move.
+// the design effect of their games, at least 1; with no blunder or only
+// blunders, or fewer than two games, Wilson's on the moves); NaN with no
+// move.
 func (c Cell) BlunderRate() (p, lo, hi float64) {
 	if !c.clustered() || c.Blunders == 0 || c.Blunders == c.Moves {
 		return Wilson(c.Blunders, c.Moves)
