@@ -97,15 +97,19 @@ type Key struct {
 // position type, one clock), so the intervals treat each game's moves in
 // the cell as one cluster.
 type Cell struct {
-	Moves    int64   // moves judged
-	Blunders int64   // of which blunders
-	CPL      float64 // sum of centipawn losses
-	CPL2     float64 // sum of squared centipawn losses
+	Moves    int64   `json:"moves"`      // moves judged
+	Blunders int64   `json:"blunders"`   // of which blunders
+	CPL      float64 `json:"cpl_sum"`    // sum of centipawn losses
+	CPL2     float64 `json:"cpl_sq_sum"` // sum of squared centipawn losses
 
-	Games int64 // games (clusters) with moves in the cell; 0 in profiles written before it was counted
+	Games int64 `json:"games,omitempty"` // games (clusters) with moves in the cell; 0 in profiles written before it was counted
 	// Sums over the games g of products of the game's counts in the cell:
 	// n_g its moves, b_g its blunders, c_g its centipawn loss.
-	GameN2, GameB2, GameBN, GameC2, GameCN float64
+	GameN2 float64 `json:"game_moves_sq_sum,omitempty"`
+	GameB2 float64 `json:"game_blunders_sq_sum,omitempty"`
+	GameBN float64 `json:"game_blunders_moves_sum,omitempty"`
+	GameC2 float64 `json:"game_cpl_sq_sum,omitempty"`
+	GameCN float64 `json:"game_cpl_moves_sum,omitempty"`
 }
 
 // Add counts one move as a game of its own.
@@ -268,27 +272,16 @@ func (p Profile) Keys() []Key {
 
 // row is a cell in the JSON form.
 type row struct {
-	Band     int     `json:"band"`
-	Class    string  `json:"class"`
-	Moves    int64   `json:"moves"`
-	Blunders int64   `json:"blunders"`
-	CPL      float64 `json:"cpl_sum"`
-	CPL2     float64 `json:"cpl_sq_sum"`
-	Games    int64   `json:"games,omitempty"`
-	GameN2   float64 `json:"game_moves_sq_sum,omitempty"`
-	GameB2   float64 `json:"game_blunders_sq_sum,omitempty"`
-	GameBN   float64 `json:"game_blunders_moves_sum,omitempty"`
-	GameC2   float64 `json:"game_cpl_sq_sum,omitempty"`
-	GameCN   float64 `json:"game_cpl_moves_sum,omitempty"`
+	Band  int    `json:"band"`
+	Class string `json:"class"`
+	Cell
 }
 
 // MarshalJSON writes the profile as a list of cells.
 func (p Profile) MarshalJSON() ([]byte, error) {
 	rows := []row{}
 	for _, k := range p.Keys() {
-		c := p[k]
-		rows = append(rows, row{Band: k.Band, Class: k.Class.String(), Moves: c.Moves, Blunders: c.Blunders, CPL: c.CPL, CPL2: c.CPL2,
-			Games: c.Games, GameN2: c.GameN2, GameB2: c.GameB2, GameBN: c.GameBN, GameC2: c.GameC2, GameCN: c.GameCN})
+		rows = append(rows, row{Band: k.Band, Class: k.Class.String(), Cell: *p[k]})
 	}
 	return json.Marshal(rows)
 }
@@ -308,8 +301,8 @@ func (p *Profile) UnmarshalJSON(data []byte) error {
 				return fmt.Errorf("profile: unknown time class %q", r.Class)
 			}
 		}
-		(*p)[Key{Band: r.Band, Class: c}] = &Cell{Moves: r.Moves, Blunders: r.Blunders, CPL: r.CPL, CPL2: r.CPL2,
-			Games: r.Games, GameN2: r.GameN2, GameB2: r.GameB2, GameBN: r.GameBN, GameC2: r.GameC2, GameCN: r.GameCN}
+		cell := r.Cell
+		(*p)[Key{Band: r.Band, Class: c}] = &cell
 	}
 	return nil
 }
