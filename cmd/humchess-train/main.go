@@ -76,7 +76,8 @@ func run(args []string, log io.Writer) error {
 			return errors.New("train: -new-data continues a run on another shard set: use it with -resume")
 		}
 		// A resumed run keeps its own configuration except the precision, the
-		// distillation mixes and the peak learning rate, when given.
+		// distillation mixes, the peak learning rate and the widened entries'
+		// multiplier, when given.
 		opts := torch.Options{Log: log, Resume: resume, EndAt: endAt, Restart: restart, NewData: newData}
 		trainFlags.Visit(func(f *flag.Flag) {
 			switch f.Name {
@@ -88,6 +89,8 @@ func run(args []string, log io.Writer) error {
 				opts.DistillWDLMix = &cfg.DistillWDLMix
 			case "lr":
 				opts.LR = &cfg.LR
+			case "new-lr-mult":
+				opts.NewLRMult = &cfg.NewLRMult
 			}
 		})
 		sum, err := torch.Run(ctx, cfg, opts)

@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/sugarme/gotch"
@@ -16,6 +17,26 @@ type AdamW struct {
 
 	params []*param
 	m, v   []*ts.Tensor // first and second moments, one per parameter
+	mult   []*ts.Tensor // per-entry learning-rate multipliers, nil: 1 (SetMult)
+}
+
+// SetMult gives parameter i a learning-rate multiplier per entry (its
+// shape), applied to the whole step of that entry, weight decay included.
+func (o *AdamW) SetMult(i int, mult []float32) (err error) {
+	defer recoverTorch(&err)
+	p := o.params[i]
+	n := 1
+	for _, d := range p.shape {
+		n *= int(d)
+	}
+	if n != len(mult) {
+		return fmt.Errorf("%w: %s has %d entries, %d multipliers given", ErrConfig, p.name, n, len(mult))
+	}
+	if o.mult == nil {
+		o.mult = make([]*ts.Tensor, len(o.params))
+	}
+	o.mult[i] = floatTensor(mult, p.shape, o.m[i].MustDevice())
+	return nil
 }
 
 // NewAdamW returns an optimizer with zero moments.
@@ -69,11 +90,20 @@ func (o *AdamW) Update(lr, gradScale float64) (err error) {
 		// m = b1*m + (1-b1)*g;  v = b2*v + (1-b2)*g^2
 		m.MustLerp_(g, ts.FloatScalar(1-o.Beta1))
 		v.MustLerp_(s.k(g.MustSquare(false)), ts.FloatScalar(1-o.Beta2))
+		den := s.k(s.k(s.k(v.MustMulScalar(ts.FloatScalar(1/bc2), false)).MustSqrt(false)).MustAddScalar(ts.FloatScalar(o.Eps), false))
+		if o.mult != nil && o.mult[i] != nil {
+			// p -= mult * (lr/bc1 * m / (sqrt(v/bc2) + eps) + lr*wd*p)
+			upd := s.k(s.k(m.MustDiv(den, false)).MustMulScalar(ts.FloatScalar(lr/bc1), false))
+			if p.decay && o.WeightDecay > 0 {
+				upd = s.k(upd.MustAdd(s.k(p.t.MustMulScalar(ts.FloatScalar(lr*o.WeightDecay), false)), false))
+			}
+			p.t.MustSub_(s.k(upd.MustMul(o.mult[i], false)))
+			continue
+		}
 		if p.decay && o.WeightDecay > 0 {
 			p.t.MustMulScalar_(ts.FloatScalar(1 - lr*o.WeightDecay))
 		}
 		// p -= lr/bc1 * m / (sqrt(v/bc2) + eps)
-		den := s.k(s.k(s.k(v.MustMulScalar(ts.FloatScalar(1/bc2), false)).MustSqrt(false)).MustAddScalar(ts.FloatScalar(o.Eps), false))
 		upd := s.k(s.k(m.MustDiv(den, false)).MustMulScalar(ts.FloatScalar(lr/bc1), false))
 		p.t.MustSub_(upd)
 	}

@@ -36,6 +36,11 @@ type State struct {
 	Config    Config         `json:"config"`         // the run's configuration
 	Elapsed   float64        `json:"elapsed_s"`      // training seconds so far
 	RNGStream string         `json:"rng_stream"`     // what random state the run has (see doc.go)
+	// WidenedFrom is the architecture the net had before Widen made it
+	// wider (nil when the net was not widened, or was grown another way
+	// since): in each tensor the entries inside its old shape are the old
+	// ones, the rest are new (Config.NewLRMult).
+	WidenedFrom *transformer.Arch `json:"widened_from,omitempty"`
 }
 
 // ReadsOther reports whether the shard set whose train split is id is not

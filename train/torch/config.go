@@ -52,6 +52,13 @@ type Config struct {
 	AdamEps     float64 `json:"adam_eps"`     // AdamW epsilon
 	ClipNorm    float64 `json:"clip_norm"`    // global gradient-norm clip; 0 = off
 
+	// NewLRMult multiplies the learning rate (and weight decay) of the
+	// entries a widening added (State.WidenedFrom; humchess-train grow -dim
+	// or -ffn): they start at zero or at a fresh net's scale beside weights
+	// trained for the whole run, and at the run's late peak they hardly grow.
+	// 0 or 1: the same learning rate for every entry.
+	NewLRMult float64 `json:"new_lr_mult,omitempty"`
+
 	ShuffleBuffer int `json:"shuffle_buffer"` // records per shuffle window
 
 	WMove float64 `json:"w_move"` // loss weight of the move head
@@ -175,6 +182,8 @@ func (c *Config) Validate() error {
 		return bad("adam_eps", c.AdamEps, "> 0")
 	case c.ClipNorm < 0:
 		return bad("clip_norm", c.ClipNorm, ">= 0")
+	case c.NewLRMult < 0:
+		return bad("new_lr_mult", c.NewLRMult, ">= 0")
 	case c.ShuffleBuffer < 1:
 		return bad("shuffle_buffer", c.ShuffleBuffer, ">= 1")
 	case c.WMove < 0 || c.WWDL < 0 || c.WTime < 0 || c.WFrom < 0 || c.WTo < 0 || c.WLegal < 0:
@@ -228,6 +237,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Beta2, "beta2", c.Beta2, "AdamW beta2")
 	fs.Float64Var(&c.AdamEps, "adam-eps", c.AdamEps, "AdamW epsilon")
 	fs.Float64Var(&c.ClipNorm, "clip-norm", c.ClipNorm, "gradient norm clip (0 off)")
+	fs.Float64Var(&c.NewLRMult, "new-lr-mult", c.NewLRMult, "learning-rate multiplier of the entries a widening added (humchess-train grow -dim/-ffn; with -resume: replaces the run's from the next step on; 0 or 1 off)")
 	fs.IntVar(&c.ShuffleBuffer, "shuffle-buffer", c.ShuffleBuffer, "records per shuffle window")
 	fs.Float64Var(&c.WMove, "w-move", c.WMove, "move loss weight")
 	fs.Float64Var(&c.WWDL, "w-wdl", c.WWDL, "win/draw/loss loss weight")

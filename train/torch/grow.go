@@ -46,6 +46,7 @@ func Grow(ck *Checkpoint, add int) (*Checkpoint, error) {
 	st := ck.State
 	st.Config.Arch = a
 	st.BestVal, st.ValLoss = nil, nil
+	st.WidenedFrom = nil // the old shapes no longer tell old entries from new
 	return &Checkpoint{Arch: a, Weights: w, M: moments(ck.M), V: moments(ck.V), State: st}, nil
 }
 
@@ -83,5 +84,6 @@ func AddRatingExperts(ck *Checkpoint, layers int) (*Checkpoint, error) {
 	st := ck.State
 	st.Config.Arch = a
 	st.BestVal, st.ValLoss = nil, nil
+	st.WidenedFrom = nil // the old shapes no longer tell old entries from new
 	return &Checkpoint{Arch: a, Weights: w, M: m, V: v, State: st}, nil
 }

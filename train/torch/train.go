@@ -67,6 +67,9 @@ type Options struct {
 	// on at the new peak, and so do later cycles. A run far into its warm
 	// restarts can be continued at a lower peak without a new run.
 	LR *float64
+	// NewLRMult, with Resume, when not nil, replaces the run's new_lr_mult
+	// (Config.NewLRMult) from the next step on.
+	NewLRMult *float64
 	// AfterStep, when not nil, is called after every optimizer step (after
 	// any checkpoint of that step); an error stops the run at once without
 	// saving (ErrStopped simulates a killed process in tests).
@@ -218,6 +221,7 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 		r.override("distill_mix", "%.2f", r.opts.DistillMix, &c.DistillMix)
 		r.override("distill_wdl_mix", "%.2f", r.opts.DistillWDLMix, &c.DistillWDLMix)
 		r.override("lr", "%g", r.opts.LR, &c.LR)
+		r.override("new_lr_mult", "%g", r.opts.NewLRMult, &c.NewLRMult)
 		switch end, at := r.opts.EndAt, ck.State.Step; {
 		case r.opts.Restart && end <= at:
 			return nil, fmt.Errorf("%w: a restart needs -end-at past the step reached (%d), got %d", ErrConfig, at, end)
@@ -308,6 +312,11 @@ func (r *runner) run(ctx context.Context, cfg Config) (sum *Summary, err error) 
 			return nil, err
 		}
 		r.logf("humchess-train: resumed %s at step %d", last, r.st.Step)
+		if err := r.setNewLRMults(); err != nil {
+			return nil, err
+		}
+	} else if cfg.NewLRMult != 0 && cfg.NewLRMult != 1 {
+		return nil, fmt.Errorf("%w: new_lr_mult %g is for a widened net (humchess-train grow -dim/-ffn, then train -resume), not a fresh run", ErrConfig, cfg.NewLRMult)
 	} else {
 		r.st = State{Config: cfg, Data: id}
 		r.keepBetterBest()
@@ -376,6 +385,43 @@ func (r *runner) loadMoments(ck *Checkpoint) error {
 		r.opt.v[i].Copy_(floatTensor(v, p.shape, r.dev))
 	}
 	r.opt.Step = ck.State.AdamStep
+	return nil
+}
+
+// setNewLRMults gives the entries a widening added (State.WidenedFrom) the
+// learning-rate multiplier new_lr_mult.
+func (r *runner) setNewLRMults() error {
+	k := r.cfg.NewLRMult
+	if k == 0 || k == 1 {
+		return nil
+	}
+	if r.st.WidenedFrom == nil {
+		return fmt.Errorf("%w: new_lr_mult %g: the run's net was not widened (humchess-train grow -dim/-ffn), so no entries are new", ErrConfig, k)
+	}
+	old := map[string]transformer.Tensor{}
+	for _, t := range r.st.WidenedFrom.Tensors() {
+		old[t.Name] = t
+	}
+	cur := map[string]transformer.Tensor{}
+	for _, t := range r.cfg.Arch.Tensors() {
+		cur[t.Name] = t
+	}
+	total := 0
+	for i, p := range r.model.params {
+		t, ok := cur[p.name]
+		if !ok {
+			return fmt.Errorf("%w: parameter %s is not in the run's architecture", ErrCheckpoint, p.name)
+		}
+		mult, n := newEntryMults(old, t, float32(k))
+		if n == 0 {
+			continue
+		}
+		if err := r.opt.SetMult(i, mult); err != nil {
+			return err
+		}
+		total += n
+	}
+	r.logf("humchess-train: %d entries added by widening (from %d x %d, ffn %d) learn at %g times the learning rate", total, r.st.WidenedFrom.Layers, r.st.WidenedFrom.Dim, r.st.WidenedFrom.FFNDim, k)
 	return nil
 }
 

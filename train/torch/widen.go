@@ -23,7 +23,8 @@ import (
 // old parameters keep their AdamW moments; new entries start at zero. As
 // with Grow, the step, data position and configuration carry over, so
 // `train -resume -end-at N` continues the run on the wider net with a new
-// learning-rate cycle.
+// learning-rate cycle, and State.WidenedFrom keeps the old architecture so
+// that Config.NewLRMult can give the new entries a larger learning rate.
 func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 	if len(ck.M) == 0 || len(ck.V) == 0 {
 		return nil, fmt.Errorf("%w: no optimizer moments: widen a training checkpoint (last.ckpt), not an export", ErrCheckpoint)
@@ -105,6 +106,7 @@ func Widen(ck *Checkpoint, dim, ffn int, seed uint64) (*Checkpoint, error) {
 	st := ck.State
 	st.Config.Arch = g
 	st.BestVal, st.ValLoss = nil, nil
+	st.WidenedFrom = &a
 	return &Checkpoint{Arch: g, Weights: w, M: m, V: v, State: st}, nil
 }
 
@@ -125,4 +127,35 @@ func isWidthGain(name string) bool {
 		return false
 	}
 	return name == "norm" || strings.HasSuffix(name, ".norm1") || strings.HasSuffix(name, ".norm2")
+}
+
+// newEntryMults returns the per-entry learning-rate multipliers of tensor t
+// of a net widened from old (State.WidenedFrom): 1 for the entries inside
+// the tensor's old shape (where Widen kept the old weights), k for the new
+// ones (all of them when old has no such tensor), and the count of new ones.
+func newEntryMults(old map[string]transformer.Tensor, t transformer.Tensor, k float32) ([]float32, int) {
+	mult := make([]float32, t.Size())
+	ot, ok := old[t.Name]
+	rows, cols := t.Shape[0], 1
+	if len(t.Shape) == 2 {
+		cols = t.Shape[1]
+	}
+	orows, ocols := 0, 0
+	if ok && len(ot.Shape) == len(t.Shape) && len(t.Shape) <= 2 {
+		orows, ocols = ot.Shape[0], 1
+		if len(ot.Shape) == 2 {
+			ocols = ot.Shape[1]
+		}
+	}
+	n := 0
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			mult[r*cols+c] = 1
+			if r >= orows || c >= ocols {
+				mult[r*cols+c] = k
+				n++
+			}
+		}
+	}
+	return mult, n
 }

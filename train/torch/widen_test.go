@@ -2,6 +2,7 @@ package torch
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/humchess/humchess/nets/transformer"
@@ -101,4 +102,77 @@ func TestWidenRefuses(t *testing.T) {
 		_, err := Widen(ck, bad[0], bad[1], 1)
 		require.ErrorIs(t, err, transformer.ErrArch, "dim %d ffn %d", bad[0], bad[1])
 	}
+}
+
+// TestWidenNewLRMult continues a widened run twice from the same checkpoint,
+// at new_lr_mult 1 and 10: the entries the widening added move about ten
+// times as far in the second, the old ones about as far in both; the
+// checkpoint keeps the old architecture, and a net that was not widened
+// (or was grown since) refuses the multiplier.
+func TestWidenNewLRMult(t *testing.T) {
+	c, last, ck := tinyRun(t)
+	g, err := Widen(ck, ck.Arch.Dim, ck.Arch.FFNDim*3/2, 7)
+	require.NoError(t, err)
+	require.NotNil(t, g.State.WidenedFrom)
+	require.Equal(t, ck.Arch, *g.State.WidenedFrom)
+
+	const name = "layers.1.ffn.w2" // new columns start at zero
+	shape, was := tensorShape(g.Arch, name), tensorShape(ck.Arch, name)
+	moves := func(k float64) (newRMS, oldRMS float64) {
+		require.NoError(t, SaveCheckpoint(last, g))
+		_, err := Run(context.Background(), c, Options{Resume: true, EndAt: ck.State.Step + 6, NewLRMult: &k})
+		require.NoError(t, err)
+		after, err := LoadCheckpoint(last)
+		require.NoError(t, err)
+		require.NotNil(t, after.State.WidenedFrom, "the checkpoint keeps the old architecture")
+		assert.Equal(t, ck.Arch, *after.State.WidenedFrom)
+		assert.Equal(t, k, after.State.Config.NewLRMult)
+		var sn, so float64
+		var nn, no int
+		for r := 0; r < shape[0]; r++ {
+			for col := 0; col < shape[1]; col++ {
+				i := r*shape[1] + col
+				d := float64(after.Weights[name][i] - g.Weights[name][i])
+				if r >= was[0] || col >= was[1] {
+					sn, nn = sn+d*d, nn+1
+				} else {
+					so, no = so+d*d, no+1
+				}
+			}
+		}
+		return math.Sqrt(sn / float64(nn)), math.Sqrt(so / float64(no))
+	}
+	n1, o1 := moves(1)
+	n10, o10 := moves(10)
+	t.Logf("new entries moved %.3g at 1, %.3g at 10; old %.3g, %.3g", n1, n10, o1, o10)
+	require.Greater(t, n1, 0.0)
+	assert.Greater(t, n10/n1, 5.0, "new entries: %g at 1, %g at 10", n1, n10)
+	assert.InDelta(t, 1, o10/o1, 0.5, "old entries: %g at 1, %g at 10", o1, o10)
+
+	// Not widened, or grown since: no entries are new.
+	ten := 10.0
+	require.NoError(t, SaveCheckpoint(last, ck))
+	_, err = Run(context.Background(), c, Options{Resume: true, EndAt: ck.State.Step + 2, NewLRMult: &ten})
+	require.ErrorIs(t, err, ErrConfig)
+	grown, err := Grow(g, 1)
+	require.NoError(t, err)
+	assert.Nil(t, grown.State.WidenedFrom)
+}
+
+// TestNewEntryMults checks the multipliers against the old shape: a matrix
+// grown in both directions, a vector, and a tensor the old net lacks.
+func TestNewEntryMults(t *testing.T) {
+	old := map[string]transformer.Tensor{
+		"m": {Name: "m", Shape: []int{2, 3}},
+		"v": {Name: "v", Shape: []int{2}},
+	}
+	m, n := newEntryMults(old, transformer.Tensor{Name: "m", Shape: []int{3, 4}}, 5)
+	assert.Equal(t, []float32{1, 1, 1, 5, 1, 1, 1, 5, 5, 5, 5, 5}, m)
+	assert.Equal(t, 6, n)
+	v, n := newEntryMults(old, transformer.Tensor{Name: "v", Shape: []int{3}}, 5)
+	assert.Equal(t, []float32{1, 1, 5}, v)
+	assert.Equal(t, 1, n)
+	x, n := newEntryMults(old, transformer.Tensor{Name: "x", Shape: []int{2}}, 5)
+	assert.Equal(t, []float32{5, 5}, x)
+	assert.Equal(t, 2, n)
 }
