@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 
-	jobs := make(chan *pgn.Game, workers*2)
+	jobs := make(chan job, workers*2)
 	var readErr error
 	var skipped skipCounts
 	var warnings []string
@@ -126,10 +128,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			preds := make([][]Prediction, len(w.cs))
-			for g := range jobs {
+			for j := range jobs {
+				g := j.g
 				raw, _ := Positions(g) // a game cut at an unreadable move keeps its readable part
 				if len(raw) == 0 {
 					continue
+				}
+				for i := range raw {
+					raw[i].Source, raw[i].SourceName = j.src, j.srcName
 				}
 				site := games.PlatformOf(g)
 				ps := onScale(raw, cfg.RatingMap, site) // the tables' positions
@@ -219,12 +225,30 @@ func (s *skipCounts) add(reason string) {
 	s.m[reason]++
 }
 
+// job is one game to score and the input it came from.
+type job struct {
+	g       *pgn.Game
+	src     int    // index of the input in Config.Inputs
+	srcName string // the input's file name without folder and extension
+}
+
+// SourceName names an input in the "source" breakdown: its file name
+// without folder and PGN extension ("-" for standard input).
+func SourceName(path string) string {
+	name := filepath.Base(path)
+	for _, ext := range []string{".zst", ".bz2"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return strings.TrimSuffix(name, ".pgn")
+}
+
 // readGames streams the inputs, filters games and sends copies to jobs. A
 // file that breaks off (truncated or corrupt) keeps the games read before
 // the break and gives a warning; reading goes on with the next file.
-func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped *skipCounts) (warnings []string, err error) {
+func readGames(ctx context.Context, cfg *Config, jobs chan<- job, skipped *skipCounts) (warnings []string, err error) {
 	var n int64
-	for _, path := range cfg.Inputs {
+	for src, path := range cfg.Inputs {
+		name := SourceName(path)
 		rc, err := pgn.Open(path)
 		if err != nil {
 			return warnings, fmt.Errorf("eval: %w", err)
@@ -262,7 +286,7 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- *pgn.Game, skipped 
 			}
 			c := g.Clone() // the PGN's ratings: each scale maps copies of its positions (onScale)
 			select {
-			case jobs <- c:
+			case jobs <- job{g: c, src: src, srcName: name}:
 			case <-ctx.Done():
 				_ = rc.Close() // cancelled: nothing more to read
 				return warnings, nil

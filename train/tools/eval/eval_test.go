@@ -756,3 +756,77 @@ func textbook95(t *testing.T, xs []float64) (mean, half float64) {
 	}
 	return mean, 2.364624 * math.Sqrt(ss/7/8)
 }
+
+// TestSourceBreakdown evaluates two files: the "source" rows split the
+// positions by the file their game came from, named without folder and
+// extension, and the table's columns stay aligned for long file names.
+func TestSourceBreakdown(t *testing.T) {
+	dir := t.TempDir()
+	pl := played{}
+	g1, c1 := synthGame(t, pl, 11, 40, 1520, 1230)
+	g2, c2 := synthGame(t, pl, 12, 30, 1540, 1210)
+	g3, c3 := synthGame(t, pl, 13, 24, 1500, 1250)
+	long := filepath.Join(dir, "one-player-archive-2017-2025.pgn")
+	short := filepath.Join(dir, "pop.pgn")
+	require.NoError(t, os.WriteFile(long, []byte(g1+g3), 0o644))
+	require.NoError(t, os.WriteFile(short, []byte(g2), 0o644))
+
+	rep, err := Run(context.Background(), Config{
+		Inputs:      []string{short, long},
+		Contestants: []Spec{NetContestantSpec("oracle", oracle(pl)), NetContestantSpec("uniform", uniform)},
+		Workers:     2,
+	})
+	require.NoError(t, err)
+	whites := func(counts ...[]int) (n, w int64) {
+		for _, c := range counts {
+			n += int64(len(c))
+			w += int64((len(c) + 1) / 2)
+		}
+		return n, w
+	}
+	for _, tc := range []struct {
+		label  string
+		counts [][]int
+		games  int64
+	}{{"pop", [][]int{c2}, 1}, {"one-player-archive-2017-2025", [][]int{c1, c3}, 2}} {
+		row := rep.Row(ProtocolAll, "source", tc.label)
+		require.NotNil(t, row, "source %s", tc.label)
+		n, w := whites(tc.counts...)
+		assert.Equal(t, n, row.Cells[0].N, "source %s positions", tc.label)
+		assert.Equal(t, w, row.Cells[0].Top1, "source %s: the oracle's first choice is the human move on White's moves only", tc.label)
+		assert.Equal(t, tc.games, row.Games, "source %s games", tc.label)
+	}
+	bks := rep.Buckets(ProtocolAll, "source")
+	require.Len(t, bks, 2)
+	assert.Equal(t, "pop", bks[0].Label, "sources in the order of the inputs")
+
+	var text strings.Builder
+	require.NoError(t, rep.WriteText(&text, []string{"source"}))
+	lines := strings.Split(text.String(), "\n")
+	var bars []int
+	for i, l := range lines {
+		if strings.HasPrefix(l, "[all positions] by source") {
+			for _, row := range lines[i+1 : i+5] { // two header lines, two sources
+				bars = append(bars, strings.Index(row, "|"))
+			}
+			break
+		}
+	}
+	require.Len(t, bars, 4, "the source table:\n%s", text.String())
+	for _, b := range bars {
+		assert.Equal(t, bars[0], b, "the first column bar lines up in every row:\n%s", text.String())
+	}
+	assert.Greater(t, bars[0], len("one-player-archive-2017-2025"))
+}
+
+func TestSourceName(t *testing.T) {
+	for in, want := range map[string]string{
+		"../shared/data/lichess-2022-06-2500.pgn.zst": "lichess-2022-06-2500",
+		"games.pgn.bz2": "games",
+		"dir/games.pgn": "games",
+		"-":             "-",
+		"notes.txt":     "notes.txt",
+	} {
+		assert.Equal(t, want, SourceName(in), in)
+	}
+}

@@ -28,7 +28,7 @@ const (
 var ProtocolNames = [2]string{"all", "maia"}
 
 // Dimensions of the breakdown, in report order.
-var Dimensions = []string{"all", "rating", "opponent", "gap", "timeclass", "ply", "material", "clock"}
+var Dimensions = []string{"all", "source", "rating", "opponent", "gap", "timeclass", "ply", "material", "clock"}
 
 // Bucket is one row of a breakdown: a dimension and a range of it.
 type Bucket struct {
@@ -402,6 +402,7 @@ const unknownOrder = math.MaxInt32
 func bucketsOf(p *Position, oppBand int) []Bucket {
 	out := make([]Bucket, 0, len(Dimensions))
 	out = append(out, Bucket{Dim: "all", Label: "all"})
+	out = append(out, Bucket{Dim: "source", Order: p.Source, Label: p.SourceName})
 	if b := board.RatingBand(p.MoverRating); b >= 0 {
 		out = append(out, Bucket{Dim: "rating", Order: b, Label: board.RatingBandName(b)})
 	} else {
@@ -570,7 +571,11 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 				continue
 			}
 			fmt.Fprintf(&b, "\n[%s positions] by %s\n", ProtocolNames[proto], dim)
-			fmt.Fprintf(&b, "%-12s %9s %6s", dim, "n", "games")
+			lw := 12 // the label column, wide enough for a source's file name
+			for _, bk := range buckets {
+				lw = max(lw, len(bk.Label))
+			}
+			fmt.Fprintf(&b, "%-*s %9s %6s", lw, dim, "n", "games")
 			for k, n := range r.Names {
 				if r.Probs[k] {
 					fmt.Fprintf(&b, " | %-20s", format.Trunc(n, 20))
@@ -584,7 +589,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			for _, j := range ce {
 				fmt.Fprintf(&b, " | %-26s", "CE "+r.pairName(j, 10))
 			}
-			fmt.Fprintf(&b, "\n%-12s %9s %6s", "", "", "")
+			fmt.Fprintf(&b, "\n%-*s %9s %6s", lw, "", "", "")
 			for k := range r.Names {
 				if r.Probs[k] {
 					fmt.Fprintf(&b, " | %6s %6s %6s", "top1", "top3", "CE")
@@ -601,7 +606,7 @@ func (r *Report) WriteText(w io.Writer, dims []string) error {
 			b.WriteString("\n")
 			for _, bk := range buckets {
 				row := r.Rows[proto][bk]
-				fmt.Fprintf(&b, "%-12s %9d %6d", bk.Label, row.Cells[0].N, row.Games)
+				fmt.Fprintf(&b, "%-*s %9d %6d", lw, bk.Label, row.Cells[0].N, row.Games)
 				for k, c := range row.Cells {
 					if r.Probs[k] {
 						fmt.Fprintf(&b, " | %6s %6s %6s", format.Pct(c.Top1Rate()), format.Pct(c.Top3Rate()), format.Num(c.CrossEntropy(), 3))
