@@ -237,3 +237,15 @@ func (rc *readCloser) Close() error {
 	}
 	return first
 }
+
+// SourceName names an input by its file name without folder and PGN
+// extension (.pgn, .pgn.zst, .pgn.bz2, .pgn.gz): "lichess-2022-06" for
+// "data/lichess-2022-06.pgn.zst", "-" for standard input. prep's
+// -source-keep and eval's "source" breakdown name inputs this way.
+func SourceName(path string) string {
+	name := filepath.Base(path)
+	for _, ext := range []string{".zst", ".bz2", ".gz"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return strings.TrimSuffix(name, ".pgn")
+}

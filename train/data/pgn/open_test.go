@@ -169,3 +169,16 @@ func TestFormatFromName(t *testing.T) {
 		assert.Equal(t, tt.ok, ok, "FormatFromName(%q) ok", tt.name)
 	}
 }
+
+func TestSourceName(t *testing.T) {
+	for in, want := range map[string]string{
+		"../shared/data/lichess-2022-06-2500.pgn.zst": "lichess-2022-06-2500",
+		"games.pgn.bz2": "games",
+		"games.pgn.gz":  "games",
+		"dir/games.pgn": "games",
+		"-":             "-",
+		"notes.txt":     "notes.txt",
+	} {
+		assert.Equal(t, want, SourceName(in), in)
+	}
+}

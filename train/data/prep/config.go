@@ -6,12 +6,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/train/data/games"
+	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/train/internal/cli"
 )
 
@@ -55,6 +58,13 @@ type Config struct {
 	// validation split a Parts-th the size, for a trainer that reads only
 	// its first positions, so a teacher labels far fewer of them.
 	PartValidation bool `json:"part_validation,omitempty"`
+	// SourceKeep keeps the training games of the input named NAME
+	// (pgn.SourceName: the file name without folder and extension) with
+	// probability SourceKeep[NAME], by game hash; inputs it does not name
+	// keep every game, and validation games are always kept, so that sets
+	// of different mixes share one validation split. It weighs the sources
+	// of a mix: one player's archive, say, against population samples.
+	SourceKeep map[string]float64 `json:"source_keep,omitempty"`
 
 	// Position sampling.
 	MinClock     float64 `json:"min_clock"`      // skip positions where the mover's clock is below this, seconds; 0 disables; unknown clocks never skip
@@ -164,6 +174,20 @@ func (c *Config) Validate() error {
 	case c.Teacher != "" && c.OpenTeacher == nil:
 		return bad("teacher %q but no OpenTeacher to open it", c.Teacher)
 	}
+	if len(c.SourceKeep) > 0 {
+		names := map[string]bool{}
+		for _, in := range c.Inputs {
+			names[pgn.SourceName(in)] = true
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.SourceKeep)) {
+			switch r := c.SourceKeep[name]; {
+			case !rate(r):
+				return bad("source keep rate %v of %s outside [0,1]", r, name)
+			case !names[name]:
+				return bad("source keep names %q, which is none of the inputs (%s)", name, strings.Join(slices.Sorted(maps.Keys(names)), ", "))
+			}
+		}
+	}
 	if c.Teacher != "" {
 		if _, err := TeacherMembers(c.Teacher); err != nil {
 			return bad("%v", err)
@@ -227,6 +251,37 @@ func (p partFlag) Set(s string) error {
 	return nil
 }
 
+// sourceKeepFlag parses -source-keep NAME=RATE[,NAME=RATE...].
+type sourceKeepFlag struct{ c *Config }
+
+func (p sourceKeepFlag) String() string {
+	if p.c == nil || len(p.c.SourceKeep) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(p.c.SourceKeep)) {
+		parts = append(parts, fmt.Sprintf("%s=%g", name, p.c.SourceKeep[name]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (p sourceKeepFlag) Set(s string) error {
+	m := map[string]float64{}
+	for _, item := range strings.Split(s, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(item), "=")
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || name == "" || err != nil || !rate(r) {
+			return fmt.Errorf("source keep %q: want NAME=RATE with RATE in [0,1], NAME an input's file name without folder and extension", item)
+		}
+		if _, dup := m[name]; dup {
+			return fmt.Errorf("source keep: %s given twice", name)
+		}
+		m[name] = r
+	}
+	p.c.SourceKeep = m
+	return nil
+}
+
 // RegisterFlags defines one flag per Config field on fs, writing into c (whose
 // current values are the defaults shown). Inputs are not a flag: they are the
 // positional arguments.
@@ -247,6 +302,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.AdjacentBandKeep, "adjacent-band-keep", c.AdjacentBandKeep, "keep rate of games between adjacent bands")
 	fs.Int64Var(&c.PairCap, "pair-cap", c.PairCap, "maximum games per pair of bands (0 = none)")
 	fs.Var(partFlag{c}, "part", "K/N: keep only the training games of part K of N (by game hash; every validation game is kept), to prepare and train on a large set a part at a time")
+	fs.Var(sourceKeepFlag{c}, "source-keep", "NAME=RATE[,NAME=RATE...]: keep the training games of the input NAME (its file name without folder and extension, e.g. chesscom-player-27k) at RATE, by game hash; validation games are always kept")
 	fs.BoolVar(&c.PartValidation, "part-validation", c.PartValidation, "with -part K/N, keep only part K's validation games too (a validation split N times smaller, which a teacher labels N times faster)")
 	fs.Float64Var(&c.MinClock, "min-clock", c.MinClock, "skip positions with less than this on the mover's clock, seconds (0 = off)")
 	fs.IntVar(&c.EarlyFullPly, "early-full-ply", c.EarlyFullPly, "ply from which positions are kept at full rate (0 = off)")

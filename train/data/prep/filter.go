@@ -22,6 +22,7 @@ const (
 	ReasonAdjacentBand = "game: balance adjacent band"
 	ReasonPairCap      = "game: pair cap"
 	ReasonOtherPart    = "game: in another part"
+	ReasonSourceKeep   = "game: source keep rate"
 	ReasonFewPlies     = "game: too few plies"
 	ReasonBadMove      = "game: illegal or unreadable move"
 	ReasonPGN          = "pgn: " // + the pgn reader's reason
@@ -37,10 +38,13 @@ type filter struct {
 	classes [games.NumClasses]bool
 	skipTer []string
 	pairs   map[[2]int]int64 // games admitted per band pair (PairCap)
+	// sourceKeep is the keep rate of the input being read (SourceKeep;
+	// 1 for an input it does not name), set by the reader per input.
+	sourceKeep float64
 }
 
 func newFilter(cfg *Config) *filter {
-	f := &filter{cfg: cfg, pairs: map[[2]int]int64{}}
+	f := &filter{cfg: cfg, pairs: map[[2]int]int64{}, sourceKeep: 1}
 	for _, n := range cfg.TimeClasses {
 		if c, ok := games.ParseTimeClass(n); ok {
 			f.classes[c] = true
@@ -104,7 +108,18 @@ func (f *filter) headerReason(g *pgn.Game, id uint64) string {
 	if c.Parts > 1 && (c.PartValidation || !games.IsValidation(id, c.ValFraction)) && games.PartOf(id, c.Parts) != c.Part-1 {
 		return ReasonOtherPart
 	}
+	if f.sourceKeep < 1 && !games.IsValidation(id, c.ValFraction) && games.Unit(id, c.Seed, saltSource, 0) >= f.sourceKeep {
+		return ReasonSourceKeep
+	}
 	return ""
+}
+
+// setSource sets the keep rate of the input about to be read.
+func (f *filter) setSource(path string) {
+	f.sourceKeep = 1
+	if r, ok := f.cfg.SourceKeep[pgn.SourceName(path)]; ok {
+		f.sourceKeep = r
+	}
 }
 
 // capReason applies the pair cap, counting the game when admitted. It must be
@@ -138,5 +153,6 @@ func earlyRate(cfg *Config, ply int) float64 {
 const (
 	saltBalance uint64 = 0xba1a
 	saltEarly   uint64 = 0xea21
+	saltSource  uint64 = 0x5a7c
 	saltTeacher uint64 = 0x7eac
 )

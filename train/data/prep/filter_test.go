@@ -273,3 +273,84 @@ func TestDefaultConfigFile(t *testing.T) {
 	assert.Equal(t, 1500, c.MinRating)
 	assert.Equal(t, 30, c.MinPlies, "fields absent from the file keep their value")
 }
+
+// TestSourceKeep keeps a named input's training games at its rate, by game
+// hash, every validation game, and every game of the inputs it does not name.
+func TestSourceKeep(t *testing.T) {
+	const n = 6000
+	var text strings.Builder
+	for i := range n {
+		text.WriteString(header(map[string]string{"Site": fmt.Sprintf("https://lichess.org/s%07d", i)}))
+	}
+	hdrs := pgn.NewReader(strings.NewReader(text.String()))
+	var gs []pgn.Game
+	for range n {
+		g, err := hdrs.NextHeaders()
+		require.NoError(t, err)
+		gs = append(gs, *g)
+	}
+	c := DefaultConfig()
+	c.SourceKeep = map[string]float64{"archive": 0.3}
+	keptBy := func(path string) []bool {
+		f := newFilter(&c)
+		f.setSource(path)
+		kept := make([]bool, n)
+		for i := range gs {
+			switch r := f.headerReason(&gs[i], games.ID(&gs[i])); r {
+			case "":
+				kept[i] = true
+			default:
+				require.Equal(t, ReasonSourceKeep, r)
+			}
+		}
+		return kept
+	}
+	archive := keptBy("data/archive.pgn.zst")
+	var train, trainKept, val int
+	for i := range gs {
+		if games.IsValidation(games.ID(&gs[i]), c.ValFraction) {
+			val++
+			assert.True(t, archive[i], "game %d: validation games are always kept", i)
+			continue
+		}
+		train++
+		if archive[i] {
+			trainKept++
+		}
+	}
+	require.Greater(t, val, 0)
+	assert.InDelta(t, 0.3, float64(trainKept)/float64(train), 0.03, "training games kept at the archive's rate")
+	assert.Equal(t, archive, keptBy("other/archive.pgn"), "the same games whatever the folder and extension")
+	for i, k := range keptBy("population.pgn.zst") {
+		assert.True(t, k, "game %d: an input the option does not name keeps every game", i)
+	}
+}
+
+func TestSourceKeepFlag(t *testing.T) {
+	parse := func(v string) (*Config, error) {
+		c := DefaultConfig()
+		fs := flag.NewFlagSet("prep", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		c.RegisterFlags(fs)
+		return &c, fs.Parse([]string{"-source-keep", v})
+	}
+	c, err := parse("chesscom-player-27k=0.25, lichess=1")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"chesscom-player-27k": 0.25, "lichess": 1}, c.SourceKeep)
+	assert.Equal(t, "chesscom-player-27k=0.25,lichess=1", sourceKeepFlag{c}.String())
+	for _, bad := range []string{"a", "a=2", "a=-0.1", "=0.5", "a=x", "a=0.1,a=0.2", "a=NaN"} {
+		_, err := parse(bad)
+		assert.Error(t, err, bad)
+	}
+
+	// Validate: a name that is none of the inputs (a typo) is an error that lists them.
+	c = &Config{}
+	*c = DefaultConfig()
+	c.Inputs = []string{"data/lichess-2022-06-2500.pgn.zst", "data/chesscom-player-27k.pgn.zst"}
+	c.SourceKeep = map[string]float64{"chesscom-player-27": 0.5}
+	err = c.Validate()
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "chesscom-player-27k, lichess-2022-06-2500")
+	c.SourceKeep = map[string]float64{"chesscom-player-27k": 0.5}
+	assert.NoError(t, c.Validate())
+}

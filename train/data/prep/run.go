@@ -448,6 +448,7 @@ func readInputs(ctx context.Context, cfg *Config, rmap *games.RatingMap, f *filt
 		if err != nil {
 			return err
 		}
+		f.setSource(path)
 		r := pgn.NewReader(rc)
 		var parseFails int64
 		for {

@@ -372,3 +372,28 @@ func TestRatingMapRecords(t *testing.T) {
 	_, err := Run(context.Background(), cfg, io.Discard)
 	assert.ErrorIs(t, err, ErrConfig)
 }
+
+// TestRunSourceKeep preps the lichess sample whole and with its training
+// games kept at half rate: the validation split is the same, the training
+// split about half, and the manifest records the rate.
+func TestRunSourceKeep(t *testing.T) {
+	full := testConfig(t, dataFile(t, lichessSample))
+	full.MaxGames = 1000
+	half := full
+	half.Out = t.TempDir()
+	half.SourceKeep = map[string]float64{"lichess-2022-06-2500": 0.5}
+	a, err := Run(context.Background(), full, io.Discard)
+	require.NoError(t, err)
+	b, err := Run(context.Background(), half, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, a.Counts[shard.SplitValidation], b.Counts[shard.SplitValidation], "validation games are always kept")
+	ratio := float64(b.Counts[shard.SplitTrain].Games) / float64(a.Counts[shard.SplitTrain].Games)
+	assert.InDelta(t, 0.5, ratio, 0.06, "training games: %d of %d", b.Counts[shard.SplitTrain].Games, a.Counts[shard.SplitTrain].Games)
+	// the rate is decided from the headers, before later filters (too few plies) would have skipped some of them
+	assert.GreaterOrEqual(t, b.Skipped[ReasonSourceKeep], a.Counts[shard.SplitTrain].Games-b.Counts[shard.SplitTrain].Games)
+	set, err := shard.Open(half.Out)
+	require.NoError(t, err)
+	var saved Config
+	require.NoError(t, json.Unmarshal(set.Manifest.Config, &saved))
+	assert.Equal(t, half.SourceKeep, saved.SourceKeep)
+}

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -232,23 +230,13 @@ type job struct {
 	srcName string // the input's file name without folder and extension
 }
 
-// SourceName names an input in the "source" breakdown: its file name
-// without folder and PGN extension ("-" for standard input).
-func SourceName(path string) string {
-	name := filepath.Base(path)
-	for _, ext := range []string{".zst", ".bz2"} {
-		name = strings.TrimSuffix(name, ext)
-	}
-	return strings.TrimSuffix(name, ".pgn")
-}
-
 // readGames streams the inputs, filters games and sends copies to jobs. A
 // file that breaks off (truncated or corrupt) keeps the games read before
 // the break and gives a warning; reading goes on with the next file.
 func readGames(ctx context.Context, cfg *Config, jobs chan<- job, skipped *skipCounts) (warnings []string, err error) {
 	var n int64
 	for src, path := range cfg.Inputs {
-		name := SourceName(path)
+		name := pgn.SourceName(path)
 		rc, err := pgn.Open(path)
 		if err != nil {
 			return warnings, fmt.Errorf("eval: %w", err)

@@ -818,15 +818,3 @@ func TestSourceBreakdown(t *testing.T) {
 	}
 	assert.Greater(t, bars[0], len("one-player-archive-2017-2025"))
 }
-
-func TestSourceName(t *testing.T) {
-	for in, want := range map[string]string{
-		"../shared/data/lichess-2022-06-2500.pgn.zst": "lichess-2022-06-2500",
-		"games.pgn.bz2": "games",
-		"dir/games.pgn": "games",
-		"-":             "-",
-		"notes.txt":     "notes.txt",
-	} {
-		assert.Equal(t, want, SourceName(in), in)
-	}
-}

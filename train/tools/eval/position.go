@@ -35,7 +35,7 @@ type Position struct {
 	HasResult bool
 	Seconds   float64
 	// Source is the index of the input file the game came from and
-	// SourceName its name (SourceName of the path), for the "source"
+	// SourceName its name (pgn.SourceName of the path), for the "source"
 	// breakdown: files of one player's games are not a population sample.
 	Source     int
 	SourceName string
