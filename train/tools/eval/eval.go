@@ -105,6 +105,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	jobs := make(chan job, workers*2)
+	sources := make([]string, len(cfg.Inputs)) // the "source" rows' labels
+	for i, path := range cfg.Inputs {
+		sources[i] = pgn.SourceName(path)
+	}
 	var readErr error
 	var skipped skipCounts
 	var warnings []string
@@ -133,7 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					continue
 				}
 				for i := range raw {
-					raw[i].Source, raw[i].SourceName = j.src, j.srcName
+					raw[i].Source, raw[i].SourceName = j.src, sources[j.src]
 				}
 				site := games.PlatformOf(g)
 				ps := onScale(raw, cfg.RatingMap, site) // the tables' positions
@@ -225,9 +229,8 @@ func (s *skipCounts) add(reason string) {
 
 // job is one game to score and the input it came from.
 type job struct {
-	g       *pgn.Game
-	src     int    // index of the input in Config.Inputs
-	srcName string // the input's file name without folder and extension
+	g   *pgn.Game
+	src int // index of the input in Config.Inputs
 }
 
 // readGames streams the inputs, filters games and sends copies to jobs. A
@@ -236,7 +239,6 @@ type job struct {
 func readGames(ctx context.Context, cfg *Config, jobs chan<- job, skipped *skipCounts) (warnings []string, err error) {
 	var n int64
 	for src, path := range cfg.Inputs {
-		name := pgn.SourceName(path)
 		rc, err := pgn.Open(path)
 		if err != nil {
 			return warnings, fmt.Errorf("eval: %w", err)
@@ -274,7 +276,7 @@ func readGames(ctx context.Context, cfg *Config, jobs chan<- job, skipped *skipC
 			}
 			c := g.Clone() // the PGN's ratings: each scale maps copies of its positions (onScale)
 			select {
-			case jobs <- job{g: c, src: src, srcName: name}:
+			case jobs <- job{g: c, src: src}:
 			case <-ctx.Done():
 				_ = rc.Close() // cancelled: nothing more to read
 				return warnings, nil
