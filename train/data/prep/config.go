@@ -91,6 +91,11 @@ type Config struct {
 	// legal moves (shard.AppendTeacher).
 	Teacher      string `json:"teacher"`       // net file (HumChess .onnx/.safetensors, Lc0/Maia .pb.gz), "default" (the embedded net), or a directory of band nets NAME-RATING.EXT (the mover's band labels each position), or a mean of such teachers "A:W,B:W" (TeacherMembers); "" = no teacher
 	TeacherBatch int    `json:"teacher_batch"` // positions per teacher evaluation; 0 = DefaultTeacherBatch
+	// WDLEvals takes the win/draw/loss target of a position from the
+	// game's evaluation of it (the [%eval] after the move that reached it,
+	// as lichess's analysed games carry) where there is one, instead of from
+	// the teacher (EvalWDL); it needs a Teacher.
+	WDLEvals bool `json:"wdl_evals,omitempty"`
 	// OpenTeacher opens one instance of a teacher net file (Teacher, or a
 	// band net of its directory); Run calls it once per worker and net (a
 	// nets.Net serves one caller at a time). Required when Teacher is set;
@@ -173,6 +178,8 @@ func (c *Config) Validate() error {
 		return bad("teacher batch %d < 0", c.TeacherBatch)
 	case c.Teacher != "" && c.OpenTeacher == nil:
 		return bad("teacher %q but no OpenTeacher to open it", c.Teacher)
+	case c.WDLEvals && c.Teacher == "":
+		return bad("wdl-evals writes the teacher's win/draw/loss section: it needs a teacher")
 	}
 	if len(c.SourceKeep) > 0 {
 		names := map[string]bool{}
@@ -317,4 +324,5 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.RatingMap, "rating-map", c.RatingMap, "move other sites' ratings onto one scale before encoding: \"\" (none), \""+games.ShippedRatingMap+"\" (chess.com onto lichess, shipped) or a JSON file (train/data/games/ratingmaps)")
 	fs.StringVar(&c.Teacher, "teacher", c.Teacher, "label every kept position with this net's move distribution and win/draw/loss, for distillation: a net file, \"default\" (the embedded net), or a directory of band nets such as ../shared/maia (each position labelled by the net of the mover's band, between two band centres by one of the neighbours chosen by distance), or an ensemble of those, A:W,B:W (the weighted mean of their move distributions, the first one's win/draw/loss; e.g. default:1,../shared/maia:1)")
 	fs.IntVar(&c.TeacherBatch, "teacher-batch", c.TeacherBatch, "positions per teacher evaluation")
+	fs.BoolVar(&c.WDLEvals, "wdl-evals", c.WDLEvals, "with -teacher: where the game evaluates a position ([%eval] after the move that reached it), its win/draw/loss label is that evaluation's expected score (lichess's logistic) with the teacher's draw share, not the teacher's")
 }

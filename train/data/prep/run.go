@@ -46,6 +46,7 @@ type Summary struct {
 	Teacher          string  `json:"teacher,omitempty"`           // the teacher net's name (nets.Info.Name)
 	TeacherPositions int64   `json:"teacher_positions,omitempty"` // positions labelled (every kept position)
 	TeacherSeconds   float64 `json:"teacher_seconds,omitempty"`   // time spent in the net's Evaluate, summed over workers
+	TeacherEvalWDL   int64   `json:"teacher_eval_wdl,omitempty"`  // positions whose win/draw/loss came from the game's evaluation (Config.WDLEvals)
 }
 
 // GamesPerSecond returns the input games read per second of wall time.
@@ -78,6 +79,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "teacher %s: %d positions labelled, %.0f labelled/s, %.3f ms per position in the net (per worker)\n",
 			s.Teacher, s.TeacherPositions, float64(s.TeacherPositions)/max(s.Seconds, 1e-9),
 			1000*s.TeacherSeconds/max(float64(s.TeacherPositions), 1))
+		if s.TeacherEvalWDL > 0 {
+			fmt.Fprintf(&b, "win/draw/loss from the games' evaluations: %d positions (%.1f%%)\n",
+				s.TeacherEvalWDL, 100*float64(s.TeacherEvalWDL)/float64(max(s.TeacherPositions, 1)))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -287,6 +292,7 @@ func run(ctx context.Context, cfg Config, rmap *games.RatingMap, log io.Writer, 
 		sum.TeacherPositions = cnt.labelled.Load()
 		for _, t := range teachers {
 			sum.TeacherSeconds += t.evaluated.Seconds()
+			sum.TeacherEvalWDL += t.fromEvals
 		}
 		if sum.TeacherPositions != sum.PositionsKept {
 			return nil, fmt.Errorf("prep: teacher labelled %d positions, %d kept", sum.TeacherPositions, sum.PositionsKept)

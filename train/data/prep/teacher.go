@@ -17,6 +17,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/score"
 	"github.com/humchess/humchess/train/data/shard"
 )
 
@@ -41,16 +42,23 @@ const DefaultTeacherBatch = 64
 // members: every position goes to each, and its label is the weighted mean
 // of their move distributions (nets.MeanOutputs), its win/draw/loss the
 // first member's.
+//
+// With Config.WDLEvals, a position whose game gives an evaluation of it (the
+// %eval after the move that reached it) gets its win/draw/loss from that
+// evaluation instead (EvalWDL), the teacher's draw share kept.
 type teacher struct {
 	members []*member
 	batch   int
 	queue   []nets.Input
+	evals   []float64 // per queued position, the mover's centipawns from the game, NaN for none
 	enc     board.Encoded
 	probs   []float32
 	data    []byte
 	ends    []int32
 	// evaluated is the time spent in Evaluate, for the summary.
 	evaluated time.Duration
+	// fromEvals counts the positions whose win/draw/loss came from an evaluation.
+	fromEvals int64
 }
 
 // member is one net, or one net per rating band, of a teacher.
@@ -100,9 +108,11 @@ func (t *member) pick(rating float32, u float64) int {
 }
 
 // add queues the position g is at (cloned) with ctx; u picks between two
-// neighbouring bands (see pick).
-func (t *teacher) add(g *board.Game, ctx board.Context, u float64) {
+// neighbouring bands (see pick); cp is the game's evaluation of the
+// position for the mover, in centipawns, NaN when it has none.
+func (t *teacher) add(g *board.Game, ctx board.Context, u, cp float64) {
 	t.queue = append(t.queue, nets.Input{Game: g.Clone(), Ctx: ctx})
+	t.evals = append(t.evals, cp)
 	for _, m := range t.members {
 		m.which = append(m.which, m.pick(ctx.MoverRating, u))
 	}
@@ -112,6 +122,7 @@ func (t *teacher) add(g *board.Game, ctx board.Context, u float64) {
 func (t *teacher) unqueue(n int) {
 	clear(t.queue[len(t.queue)-n:])
 	t.queue = t.queue[:len(t.queue)-n]
+	t.evals = t.evals[:len(t.evals)-n]
 	for _, m := range t.members {
 		m.which = m.which[:len(m.which)-n]
 	}
@@ -254,6 +265,7 @@ func (t *teacher) label(ctx context.Context, b *batch) (int64, error) {
 	defer func() {
 		clear(t.queue) // drop the game clones
 		t.queue = t.queue[:0]
+		t.evals = t.evals[:0]
 		for _, m := range t.members {
 			m.which = m.which[:0]
 		}
@@ -316,7 +328,12 @@ func (t *teacher) label(ctx context.Context, b *batch) (int64, error) {
 			if t.data, err = shard.AppendTeacher(t.data, t.probs); err != nil {
 				return 0, fmt.Errorf("prep: teacher %s: %w", t.name(), err)
 			}
-			if w := outs[k-1].WDL; len(w) == 3 {
+			if cp := t.evals[k-1]; !math.IsNaN(cp) {
+				t.fromEvals++
+				if t.data, err = shard.AppendTeacherWDL(t.data, EvalWDL(cp, outs[k-1].WDL)); err != nil {
+					return 0, fmt.Errorf("prep: teacher %s: %w", t.name(), err)
+				}
+			} else if w := outs[k-1].WDL; len(w) == 3 {
 				if t.data, err = shard.AppendTeacherWDL(t.data, [3]float32(w)); err != nil {
 					return 0, fmt.Errorf("prep: teacher %s: %w", t.name(), err)
 				}
@@ -401,4 +418,19 @@ func (t *teacher) distribution(g *board.Game, out *nets.Output) error {
 		t.probs[k] = float32(float64(t.probs[k]) / sum)
 	}
 	return nil
+}
+
+// EvalWDL is the win/draw/loss of a mover whose position is evaluated at cp
+// centipawns (its own view): the expected score score.Expected(cp), with the
+// draw share of teacher (a win/draw/loss, or nil for none) where the
+// expected score leaves room for it (at most twice the smaller of win and
+// loss), the rest split so that win + draw/2 is the expected score.
+func EvalWDL(cp float64, teacher []float32) [3]float32 {
+	e := score.Expected(cp)
+	d := 0.0
+	if len(teacher) == 3 && teacher[1] > 0 {
+		d = float64(teacher[1])
+	}
+	d = min(d, 2*min(e, 1-e))
+	return [3]float32{float32(e - d/2), float32(d), float32(1 - e - d/2)}
 }

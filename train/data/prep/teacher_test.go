@@ -14,6 +14,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	"github.com/humchess/humchess/score"
 	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/shard"
 	"github.com/stretchr/testify/assert"
@@ -398,4 +399,124 @@ func TestTeacherMembers(t *testing.T) {
 		cfg.Inputs, cfg.Out, cfg.Teacher, cfg.OpenTeacher = []string{"x.pgn"}, "out", bad, fakeTeacher
 		assert.Error(t, cfg.Validate(), bad)
 	}
+}
+
+// TestEvalWDL checks the win/draw/loss made from an evaluation: it sums to
+// one, its expected score is the evaluation's, it keeps the teacher's draw
+// share where there is room and gives none to a decided position, and it
+// mirrors with the evaluation's sign.
+func TestEvalWDL(t *testing.T) {
+	for _, cp := range []float64{-99700, -600, -150, -20, 0, 35, 300, 1200, 99700} {
+		for _, teacher := range [][]float32{nil, {0.3, 0.4, 0.3}, {0.1, 0.05, 0.85}} {
+			w := EvalWDL(cp, teacher)
+			assert.InDelta(t, 1, float64(w[0]+w[1]+w[2]), 1e-6, "cp %v", cp)
+			assert.InDelta(t, score.Expected(cp), float64(w[0]+w[1]/2), 1e-6, "cp %v", cp)
+			for k := range 3 {
+				assert.GreaterOrEqual(t, w[k], float32(0), "cp %v", cp)
+			}
+			want := 0.0
+			if teacher != nil {
+				want = math.Min(float64(teacher[1]), 2*math.Min(score.Expected(cp), 1-score.Expected(cp)))
+			}
+			assert.InDelta(t, want, float64(w[1]), 1e-6, "cp %v", cp)
+			m := EvalWDL(-cp, teacher)
+			assert.InDelta(t, float64(w[0]), float64(m[2]), 1e-6, "cp %v", cp)
+		}
+	}
+	// level and the teacher's draw share fits: kept
+	assert.InDelta(t, 0.4, float64(EvalWDL(0, []float32{0.3, 0.4, 0.3})[1]), 1e-6)
+	// mate: all win, no draw
+	w := EvalWDL(99700, []float32{0.3, 0.4, 0.3})
+	assert.InDelta(t, 1, float64(w[0]), 1e-6)
+	assert.InDelta(t, 0, float64(w[1]), 1e-6)
+}
+
+// evalGame is one rated blitz game of 32 plies (knights out and back) whose
+// moves carry [%eval] comments, some missing and one a mate.
+func evalGame(t *testing.T) (string, []float64) {
+	moves := []string{"Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1", "Nb8"}
+	evals := make([]float64, 32)
+	var b strings.Builder
+	b.WriteString("[Event \"Rated blitz game\"]\n[Site \"https://lichess.org/evalgame\"]\n[White \"a\"]\n[Black \"b\"]\n" +
+		"[Result \"1-0\"]\n[WhiteElo \"1500\"]\n[BlackElo \"1510\"]\n[TimeControl \"300+0\"]\n[Termination \"Normal\"]\n\n")
+	for i := range 32 {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "%d. ", i/2+1)
+		}
+		b.WriteString(moves[i%len(moves)] + " ")
+		switch {
+		case i%5 == 3:
+			evals[i] = math.NaN()
+		case i == 20:
+			evals[i] = 1000 - 3
+			b.WriteString("{ [%eval #3] } ")
+		default:
+			evals[i] = float64(i%7-3) * 0.45
+			fmt.Fprintf(&b, "{ [%%eval %.2f] } ", evals[i])
+		}
+	}
+	b.WriteString("1-0\n\n")
+	p := filepath.Join(t.TempDir(), "evals.pgn")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	return p, evals
+}
+
+// TestTeacherEvalWDL preps a game with evaluations with and without
+// -wdl-evals: with it, each position the game evaluates (the %eval after
+// the move that reached it) has that evaluation's EvalWDL for the mover with
+// the teacher's draw share, the others (the first position, a move without
+// a comment) the teacher's; without it, every position has the teacher's;
+// the records are otherwise the same.
+func TestTeacherEvalWDL(t *testing.T) {
+	in, evals := evalGame(t)
+	run := func(fromEvals bool) (*Summary, [][]byte) {
+		cfg := testConfig(t, in)
+		cfg.Workers, cfg.ValFraction, cfg.SameBandKeep, cfg.MinClock, cfg.EarlyFullPly = 1, 0, 1, 0, 0
+		cfg.Teacher, cfg.OpenTeacher, cfg.TeacherBatch, cfg.WDLEvals = "fake.pb.gz", fakeTeacher, 5, fromEvals
+		sum, err := Run(context.Background(), cfg, io.Discard)
+		require.NoError(t, err)
+		set, recs := readAll(t, cfg.Out)
+		if fromEvals {
+			assert.Contains(t, string(set.Manifest.Config), `"wdl_evals": true`)
+		}
+		return sum, recs
+	}
+	plainSum, plain := run(false)
+	sum, recs := run(true)
+	require.Len(t, recs, 32)
+	require.Len(t, plain, 32)
+	assert.Zero(t, plainSum.TeacherEvalWDL)
+
+	var e board.Encoded
+	var tg board.Targets
+	var d, pd shard.Distill
+	fromEvals := 0
+	for i, rec := range recs {
+		require.NoError(t, shard.DecodeSampleDistill(rec, &e, &tg, &d))
+		teacher := fakeTeacherWDL(e.Ctx)
+		want := teacher
+		if i > 0 && !math.IsNaN(evals[i-1]) {
+			cp := 100 * evals[i-1]
+			if i%2 == 1 { // Black to move
+				cp = -cp
+			}
+			want = EvalWDL(cp, teacher[:])
+			fromEvals++
+		}
+		require.True(t, d.HasWDL, "ply %d", i)
+		for k := range 3 {
+			require.InDelta(t, want[k], d.WDL[k], 2.0/65535, "ply %d wdl %d", i, k)
+		}
+		require.NoError(t, shard.DecodeSampleDistill(plain[i], &e, &tg, &pd))
+		for k := range 3 {
+			require.InDelta(t, teacher[k], pd.WDL[k], 2.0/65535, "ply %d plain wdl %d", i, k)
+		}
+		require.Equal(t, plain[i][:len(plain[i])-7], rec[:len(rec)-7], "ply %d: only the win/draw/loss differs", i)
+	}
+	assert.Equal(t, int64(fromEvals), sum.TeacherEvalWDL)
+	assert.Equal(t, 31-6, fromEvals) // 31 positions after a move, 6 of those moves without a comment
+
+	cfg := testConfig(t, in)
+	cfg.WDLEvals = true
+	require.ErrorIs(t, cfg.Validate(), ErrConfig)
 }
