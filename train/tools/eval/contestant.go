@@ -17,6 +17,7 @@ import (
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
 	"github.com/humchess/humchess/nets/load"
+	scores "github.com/humchess/humchess/score"
 	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/uci/client"
 )
@@ -43,6 +44,11 @@ type Prediction struct {
 	// the move (board.ThinkBin), nats; NaN when the head or the fact is
 	// missing.
 	WDLLoss, TimeLoss float64
+	// EvalLoss is how far the value head's expected score (win + draw/2)
+	// is from the expected score of the game's own evaluation of the
+	// position (Position.Eval, score.Expected): the absolute difference;
+	// NaN when the head or the evaluation is missing.
+	EvalLoss float64
 }
 
 // Contestant predicts human moves. One instance serves one goroutine.
@@ -110,7 +116,7 @@ func predictFrom(ctx context.Context, c outputter, ps []*Position, out []Predict
 	}
 	for i, p := range ps {
 		out[i] = score(res[i], p.Move)
-		out[i].WDLLoss, out[i].TimeLoss = headLosses(res[i], p)
+		out[i].WDLLoss, out[i].TimeLoss, out[i].EvalLoss = headLosses(res[i], p)
 	}
 	return nil
 }
@@ -138,16 +144,21 @@ func (c *netContestant) Close() error { return c.net.Close() }
 
 // headLosses scores the value and think-time heads of o against what
 // happened after position p: the cross-entropy of the game's result and of
-// the move's think-time class, nats (NaN when a head or the fact is missing).
-func headLosses(o nets.Output, p *Position) (wdl, think float64) {
-	wdl, think = math.NaN(), math.NaN()
+// the move's think-time class, nats, and the value head's distance from the
+// game's evaluation of p in expected score (NaN when a head or the fact is
+// missing).
+func headLosses(o nets.Output, p *Position) (wdl, think, ev float64) {
+	wdl, think, ev = math.NaN(), math.NaN(), math.NaN()
 	if len(o.WDL) == 3 && p.HasResult {
 		wdl = -math.Log(max(float64(o.WDL[1-p.Result]), probFloor))
+	}
+	if len(o.WDL) == 3 && !math.IsNaN(p.Eval) {
+		ev = math.Abs(float64(o.WDL[0]) + float64(o.WDL[1])/2 - scores.Expected(p.Eval))
 	}
 	if k := board.ThinkBin(p.Seconds); k >= 0 && len(o.Time) == board.NumThinkBins {
 		think = -math.Log(max(float64(o.Time[k]), probFloor))
 	}
-	return wdl, think
+	return wdl, think, ev
 }
 
 // probFloor bounds a head's cross-entropy when it gives an outcome
@@ -156,7 +167,7 @@ const probFloor = 1e-7
 
 // score compares a net's output with the human move.
 func score(o nets.Output, human board.Move) Prediction {
-	pr := Prediction{LogP: math.NaN(), WDLLoss: math.NaN(), TimeLoss: math.NaN()}
+	pr := Prediction{LogP: math.NaN(), WDLLoss: math.NaN(), TimeLoss: math.NaN(), EvalLoss: math.NaN()}
 	h := -1
 	for i, m := range o.Moves {
 		if m == human {
@@ -362,7 +373,7 @@ func (u *uciContestant) Predict(ctx context.Context, ps []*Position, out []Predi
 		if err != nil {
 			return fmt.Errorf("eval: engine %s: %w", u.spec.Path, err)
 		}
-		out[i] = Prediction{Top1: res.BestMove == p.Move.String(), LogP: math.NaN()}
+		out[i] = Prediction{Top1: res.BestMove == p.Move.String(), LogP: math.NaN(), WDLLoss: math.NaN(), TimeLoss: math.NaN(), EvalLoss: math.NaN()}
 	}
 	return nil
 }

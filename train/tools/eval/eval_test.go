@@ -13,6 +13,7 @@ import (
 
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/nets"
+	scores "github.com/humchess/humchess/score"
 	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
 	"github.com/humchess/humchess/train/tools/match"
@@ -369,22 +370,92 @@ func TestHeadLosses(t *testing.T) {
 	wdl := []float32{0.5, 0.3, 0.2}
 	tm := []float32{0.4, 0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.05}
 	o := nets.Output{WDL: wdl, Time: tm}
-	w, th := headLosses(o, &ps[4])
+	w, th, _ := headLosses(o, &ps[4])
 	assert.InDelta(t, -math.Log(0.2), w, 1e-6, "the mover lost: P(loss) scores")
 	assert.InDelta(t, -math.Log(0.4), th, 1e-6, "0 s is class 0")
-	w, th = headLosses(o, &ps[18])
+	w, th, _ = headLosses(o, &ps[18])
 	assert.InDelta(t, -math.Log(0.2), w, 1e-6)
 	assert.InDelta(t, -math.Log(0.05), th, 1e-6, "180 s is the last class")
-	w, _ = headLosses(o, &ps[5])
+	w, _, _ = headLosses(o, &ps[5])
 	assert.InDelta(t, -math.Log(0.5), w, 1e-6, "the mover won: P(win) scores")
 
 	// A net without the heads, an unknown result or time: NaN, not counted.
-	w, th = headLosses(nets.Output{}, &ps[4])
+	w, th, _ = headLosses(nets.Output{}, &ps[4])
 	assert.True(t, math.IsNaN(w) && math.IsNaN(th))
 	p := ps[4]
 	p.HasResult, p.Seconds = false, -1
-	w, th = headLosses(o, &p)
+	w, th, _ = headLosses(o, &p)
 	assert.True(t, math.IsNaN(w) && math.IsNaN(th))
+}
+
+// TestEvalLoss reads the games' own evaluations into the positions (the
+// %eval after the previous move, for the mover; none for the first
+// position or after a move without one), scores the value head's expected
+// score against them, and reports the distance per contestant and paired,
+// in the text and the CSV.
+func TestEvalLoss(t *testing.T) {
+	g, _ := synthGame(t, nil, 7, 12, 1500, 1500)
+	// %eval before every %clk but the sixth move's; the eighth is a mate for Black.
+	parts := strings.Split(g, "{ [%clk")
+	require.Len(t, parts, 13)
+	evals := make([]float64, 12)
+	var b strings.Builder
+	b.WriteString(parts[0])
+	for i, p := range parts[1:] {
+		switch i {
+		case 5:
+			evals[i] = math.NaN()
+			b.WriteString("{ [%clk")
+		case 7:
+			evals[i] = -(1000 - 2)
+			b.WriteString("{ [%eval #-2] [%clk")
+		default:
+			evals[i] = float64(i-4) * 0.35
+			fmt.Fprintf(&b, "{ [%%eval %.2f] [%%clk", evals[i])
+		}
+		b.WriteString(p)
+	}
+	ps, ok := Positions(readPGN(t, b.String()))
+	require.True(t, ok)
+	require.Len(t, ps, 12)
+	o := nets.Output{WDL: []float32{0.5, 0.3, 0.2}}
+	with := 0
+	for i, p := range ps {
+		if i == 0 || i == 6 {
+			assert.True(t, math.IsNaN(p.Eval), "ply %d: no evaluation", i)
+			_, _, ev := headLosses(o, &p)
+			assert.True(t, math.IsNaN(ev), "ply %d", i)
+			continue
+		}
+		want := 100 * evals[i-1]
+		if i%2 == 1 {
+			want = -want // Black to move
+		}
+		assert.InDelta(t, want, p.Eval, 1e-9, "ply %d", i)
+		_, _, ev := headLosses(o, &p)
+		assert.InDelta(t, math.Abs(0.65-scores.Expected(want)), ev, 1e-6, "ply %d", i)
+		with++
+	}
+	_, _, ev := headLosses(nets.Output{}, &ps[3])
+	assert.True(t, math.IsNaN(ev), "no value head")
+
+	rep, all := runTwoFakes(t, b.String(), 1)
+	for _, c := range all.Cells {
+		assert.Equal(t, int64(with), c.EvN)
+		assert.Greater(t, c.EvalLoss(), 0.0)
+	}
+	d := all.EvalDiffs[0]
+	assert.Equal(t, int64(with), d.N)
+	m, _ := d.Mean()
+	assert.InDelta(t, all.Cells[0].EvalLoss()-all.Cells[1].EvalLoss(), m, 1e-9)
+	var txt strings.Builder
+	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
+	assert.Contains(t, txt.String(), fmt.Sprintf("evaluation %.4f (%d)", all.Cells[0].EvalLoss(), with))
+	assert.Contains(t, txt.String(), fmt.Sprintf("evaluation %+.4f", m))
+	var csvOut strings.Builder
+	require.NoError(t, rep.WriteCSV(&csvOut))
+	assert.Contains(t, csvOut.String(), ",games,eval_loss\n")
+	assert.Contains(t, csvOut.String(), "all,all,all,evaluation a - b,")
 }
 
 // readPGN parses the first game of a PGN text.
@@ -659,6 +730,28 @@ func TestCEIntervalByGame(t *testing.T) {
 	assert.NotContains(t, csvOut.String(), "CE knows - toponly")
 }
 
+// twoFakes are two fake net contestants, a and b, whose heads differ: their
+// value and think-time outputs are hashes of the position and the seed.
+func twoFakes() []Spec {
+	seeded := func(seed uint64) func() (nets.Net, error) {
+		return func() (nets.Net, error) { return nets.NewFake(seed), nil }
+	}
+	return []Spec{NetContestantSpec("a", seeded(1)), NetContestantSpec("b", seeded(2))}
+}
+
+// runTwoFakes evaluates the games of a PGN text with twoFakes, a - b
+// compared, and returns the report and its all-positions row.
+func runTwoFakes(t *testing.T, games string, workers int) (*Report, *Row) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "games.pgn")
+	require.NoError(t, os.WriteFile(path, []byte(games), 0o644))
+	rep, err := Run(context.Background(), Config{Inputs: []string{path}, Contestants: twoFakes(), Workers: workers})
+	require.NoError(t, err)
+	all := rep.Row(ProtocolAll, "all", "all")
+	require.NotNil(t, all)
+	return rep, all
+}
+
 // TestHeadIntervalByGame checks the paired value and think-time head
 // differences: each mean is the difference of the two contestants' head
 // losses over the same positions, its interval the textbook one of the
@@ -674,18 +767,8 @@ func TestHeadIntervalByGame(t *testing.T) {
 		require.Len(t, counts, plies)
 		pgnText.WriteString(g)
 	}
-	path := filepath.Join(t.TempDir(), "games.pgn")
-	require.NoError(t, os.WriteFile(path, []byte(pgnText.String()), 0o644))
-	// Two fakes whose heads differ: their value and think-time outputs are
-	// hashes of the position and the seed.
-	seeded := func(seed uint64) func() (nets.Net, error) {
-		return func() (nets.Net, error) { return nets.NewFake(seed), nil }
-	}
-	specs := []Spec{NetContestantSpec("a", seeded(1)), NetContestantSpec("b", seeded(2))}
-	rep, err := Run(context.Background(), Config{Inputs: []string{path}, Contestants: specs, Workers: 2})
-	require.NoError(t, err)
-	all := rep.Row(ProtocolAll, "all", "all")
-	require.NotNil(t, all)
+	rep, all := runTwoFakes(t, pgnText.String(), 2)
+	specs := twoFakes()
 	for _, h := range []struct {
 		name string
 		d    Diff
@@ -716,6 +799,7 @@ func TestHeadIntervalByGame(t *testing.T) {
 	require.NoError(t, rep.WriteText(&txt, []string{"all"}))
 	m, _ := all.WDLDiffs[0].Mean()
 	assert.Contains(t, txt.String(), fmt.Sprintf("a - b                value %+.4f [", m))
+	assert.NotContains(t, txt.String(), "evaluation", "games without %eval: no evaluation column")
 	var csvOut strings.Builder
 	require.NoError(t, rep.WriteCSV(&csvOut))
 	assert.Contains(t, csvOut.String(), "all,all,all,value a - b,")

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"strings"
 
 	"github.com/humchess/humchess/board"
@@ -34,6 +35,11 @@ type Position struct {
 	Result    int
 	HasResult bool
 	Seconds   float64
+	// Eval is the game's own evaluation of the position for the mover,
+	// centipawns (the [%eval] after the move that reached it, as lichess's
+	// analysed games carry); NaN when the game gives none. It scores the
+	// value head against an engine's judgement, where the result is noisy.
+	Eval float64
 	// Source is the index of the input file the game came from and
 	// SourceName its name (pgn.SourceName of the path), for the "source"
 	// breakdown: files of one player's games are not a population sample.
@@ -85,6 +91,13 @@ func Positions(g *pgn.Game) (ps []Position, ok bool) {
 		p.Maia = i >= MaiaSkipPlies && (mc < 0 || mc >= MaiaMinClock)
 		p.Result, p.HasResult = board.MoverResult(g.Result, b.WhiteToMove())
 		p.Seconds = board.ThinkSpent(mc, rec.ClockAfter(i), max(rec.Inc, 0))
+		p.Eval = math.NaN()
+		if i >= 1 && i <= len(g.Evals) && !math.IsNaN(g.Evals[i-1]) {
+			p.Eval = 100 * g.Evals[i-1]
+			if !b.WhiteToMove() {
+				p.Eval = -p.Eval
+			}
+		}
 		ps = append(ps, p)
 		if err := b.PlayMove(m); err != nil {
 			return ps, false

@@ -48,6 +48,10 @@ type Cell struct {
 	// positions that have them (Prediction.WDLLoss, TimeLoss).
 	WDL, Time   float64
 	WDLN, TimeN int64
+	// Sum of the value head's distances from the games' evaluations
+	// (Prediction.EvalLoss) and the positions that have one.
+	Ev  float64
+	EvN int64
 }
 
 // WDLLoss is the value head's mean cross-entropy against the game results,
@@ -57,6 +61,10 @@ func (c Cell) WDLLoss() float64 { return format.Ratio(c.WDL, c.WDLN) }
 // TimeLoss is the think-time head's mean cross-entropy against the moves'
 // think-time classes, nats (NaN when the contestant has no such head).
 func (c Cell) TimeLoss() float64 { return format.Ratio(c.Time, c.TimeN) }
+
+// EvalLoss is the value head's mean distance from the games' own
+// evaluations, in expected score (NaN without a value head or evaluations).
+func (c Cell) EvalLoss() float64 { return format.Ratio(c.Ev, c.EvN) }
 
 // Top1Rate is Top1/N (NaN when empty).
 func (c Cell) Top1Rate() float64 { return format.Ratio(float64(c.Top1), c.N) }
@@ -146,13 +154,15 @@ func (d Diff) PositionHalf() float64 {
 // negative where the first gives the human move more probability), over
 // the positions where both give probabilities; in WDLDiffs and TimeDiffs of
 // the value and think-time heads' cross-entropies (first minus second, nats),
-// over the positions where both have the head and the target is known.
+// over the positions where both have the head and the target is known; in
+// EvalDiffs of the value head's distance from the games' evaluations.
 type Row struct {
 	Cells     []Cell
 	Diffs     []Diff
 	CEDiffs   []Diff
 	WDLDiffs  []Diff
 	TimeDiffs []Diff
+	EvalDiffs []Diff
 	Games     int64 // games with positions in the bucket
 }
 
@@ -162,15 +172,16 @@ const (
 	diffCE
 	diffWDL
 	diffTime
+	diffEval
 	numDiffs
 )
 
 // headNames prefix the pair's name on the CSV lines of the heads' differences.
-var headNames = map[int]string{diffWDL: "value ", diffTime: "time "}
+var headNames = map[int]string{diffWDL: "value ", diffTime: "time ", diffEval: "evaluation "}
 
 // diffs returns the row's paired differences of one kind.
 func (row *Row) diffs(kind int) []Diff {
-	return [numDiffs][]Diff{row.Diffs, row.CEDiffs, row.WDLDiffs, row.TimeDiffs}[kind]
+	return [numDiffs][]Diff{row.Diffs, row.CEDiffs, row.WDLDiffs, row.TimeDiffs, row.EvalDiffs}[kind]
 }
 
 // Report is the result of Run.
@@ -288,7 +299,7 @@ func (r *Report) row(protocol int, b Bucket) *Row {
 	row := r.Rows[protocol][b]
 	if row == nil {
 		n := len(r.Compare)
-		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, n), CEDiffs: make([]Diff, n), WDLDiffs: make([]Diff, n), TimeDiffs: make([]Diff, n)}
+		row = &Row{Cells: make([]Cell, len(r.Names)), Diffs: make([]Diff, n), CEDiffs: make([]Diff, n), WDLDiffs: make([]Diff, n), TimeDiffs: make([]Diff, n), EvalDiffs: make([]Diff, n)}
 		r.Rows[protocol][b] = row
 	}
 	return row
@@ -330,6 +341,10 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 					c.Time += pr.TimeLoss
 					c.TimeN++
 				}
+				if !math.IsNaN(pr.EvalLoss) {
+					c.Ev += pr.EvalLoss
+					c.EvN++
+				}
 			}
 			for j, pair := range r.Compare {
 				a, c := preds[pair[0]][i], preds[pair[1]][i]
@@ -337,6 +352,7 @@ func (r *Report) add(p *Position, preds [][]Prediction, i int) {
 				g.addPair(row, diffCE, j, c.LogP-a.LogP) // -log p_a - (-log p_c); NaN unless both give probabilities
 				g.addPair(row, diffWDL, j, a.WDLLoss-c.WDLLoss)
 				g.addPair(row, diffTime, j, a.TimeLoss-c.TimeLoss)
+				g.addPair(row, diffEval, j, a.EvalLoss-c.EvalLoss)
 			}
 		}
 	}
@@ -385,6 +401,8 @@ func (r *Report) merge(o *Report) {
 				x.WDLN += c.WDLN
 				x.Time += c.Time
 				x.TimeN += c.TimeN
+				x.Ev += c.Ev
+				x.EvN += c.EvN
 			}
 			for kind := range numDiffs {
 				ds, od := row.diffs(kind), orow.diffs(kind)
@@ -471,11 +489,16 @@ func clockBucket(c float64) Bucket {
 }
 
 // writeHeads writes, for the contestants that have them, the value and
-// think-time heads' cross-entropies over all positions of a protocol.
+// think-time heads' cross-entropies over all positions of a protocol, and
+// where the games carry evaluations, the value head's distance from them.
 func (r *Report) writeHeads(b *strings.Builder, proto int) {
 	row := r.Rows[proto][Bucket{Dim: "all", Label: "all"}]
 	if row == nil {
 		return
+	}
+	evals := false
+	for _, c := range row.Cells {
+		evals = evals || c.EvN > 0
 	}
 	head := false
 	for k, c := range row.Cells {
@@ -483,17 +506,29 @@ func (r *Report) writeHeads(b *strings.Builder, proto int) {
 			continue
 		}
 		if !head {
-			fmt.Fprintf(b, "\n[%s positions] heads: cross-entropy of the game's result (value head) and of the move's think-time class (think-time head), nats (positions)\n", ProtocolNames[proto])
+			fmt.Fprintf(b, "\n[%s positions] heads: cross-entropy of the game's result (value head) and of the move's think-time class (think-time head), nats (positions)", ProtocolNames[proto])
+			if evals {
+				b.WriteString("; evaluation: the value head's mean distance from the expected score of the game's own %eval of the position (positions)")
+			}
+			b.WriteString("\n")
 			head = true
 		}
-		fmt.Fprintf(b, "  %-20s value %s (%d)  think time %s (%d)\n", format.Trunc(r.Names[k], 20), format.Num(c.WDLLoss(), 4), c.WDLN, format.Num(c.TimeLoss(), 4), c.TimeN)
+		fmt.Fprintf(b, "  %-20s value %s (%d)  think time %s (%d)", format.Trunc(r.Names[k], 20), format.Num(c.WDLLoss(), 4), c.WDLN, format.Num(c.TimeLoss(), 4), c.TimeN)
+		if evals {
+			fmt.Fprintf(b, "  evaluation %s (%d)", format.Num(c.EvalLoss(), 4), c.EvN)
+		}
+		b.WriteString("\n")
 	}
 	for j := range r.Compare {
-		w, t := row.WDLDiffs[j], row.TimeDiffs[j]
+		w, t, e := row.WDLDiffs[j], row.TimeDiffs[j], row.EvalDiffs[j]
 		if w.N == 0 && t.N == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "  %-20s value %s  think time %s (paired, first minus second, 95%% CI by game)\n", r.pairName(j, 0), headDiff(w), headDiff(t))
+		fmt.Fprintf(b, "  %-20s value %s  think time %s", r.pairName(j, 0), headDiff(w), headDiff(t))
+		if evals {
+			fmt.Fprintf(b, "  evaluation %s", headDiff(e))
+		}
+		b.WriteString(" (paired, first minus second, 95% CI by game)\n")
 	}
 }
 
@@ -670,7 +705,7 @@ func sortedKeys(m map[string]int64) []string {
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	ce := r.cePairs()
-	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss", "games"}); err != nil {
+	if err := cw.Write([]string{"protocol", "dimension", "bucket", "contestant", "n", "top1", "top3", "cross_entropy", "wdl_loss", "time_loss", "games", "eval_loss"}); err != nil {
 		return err
 	}
 	f := func(x float64) string {
@@ -688,13 +723,13 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					if !r.Probs[k] {
 						top3, ce = math.NaN(), math.NaN()
 					}
-					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce), f(c.WDLLoss()), f(c.TimeLoss()), strconv.FormatInt(row.Games, 10)}); err != nil {
+					if err := cw.Write([]string{ProtocolNames[proto], dim, bk.Label, r.Names[k], strconv.FormatInt(c.N, 10), f(c.Top1Rate()), f(top3), f(ce), f(c.WDLLoss()), f(c.TimeLoss()), strconv.FormatInt(row.Games, 10), f(c.EvalLoss())}); err != nil {
 						return err
 					}
 				}
 				diff := func(name string, d Diff) error {
 					m, h := d.Mean()
-					return cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10)})
+					return cw.Write([]string{ProtocolNames[proto], dim, bk.Label, name, strconv.FormatInt(d.N, 10), f(m), f(m - h), f(m + h), "", "", strconv.FormatInt(d.Games, 10), ""})
 				}
 				for j := range r.Compare {
 					if err := diff(r.pairName(j, 0), row.Diffs[j]); err != nil {
@@ -707,7 +742,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					}
 				}
 				for j := range r.Compare {
-					for _, kind := range []int{diffWDL, diffTime} {
+					for _, kind := range []int{diffWDL, diffTime, diffEval} {
 						d := row.diffs(kind)[j]
 						if d.N == 0 {
 							continue
