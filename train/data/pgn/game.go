@@ -142,6 +142,20 @@ type Game struct {
 // down in Game.Evals: mate in n for White is +(MateEval-n).
 const MateEval = 1000
 
+// MoverEval returns the evaluation of the position before ply i (evals as
+// Game.Evals: the [%eval] after each ply) in centipawns for the side to
+// move there (white: White moves at ply i), or NaN when evals gives none
+// (the first position, a ply without a comment, evals too short).
+func MoverEval(evals []float64, i int, white bool) float64 {
+	if i < 1 || i > len(evals) || math.IsNaN(evals[i-1]) {
+		return math.NaN()
+	}
+	if white {
+		return 100 * evals[i-1]
+	}
+	return -100 * evals[i-1]
+}
+
 // Header returns the value of the first tag called name and whether there is one.
 func (g *Game) Header(name string) (string, bool) {
 	for _, t := range g.Headers {

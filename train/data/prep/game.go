@@ -1,9 +1,6 @@
 package prep
 
 import (
-	"math"
-	"slices"
-
 	"github.com/humchess/humchess/board"
 	"github.com/humchess/humchess/train/data/games"
 	"github.com/humchess/humchess/train/data/pgn"
@@ -21,14 +18,14 @@ type gameJob struct {
 	class    games.TimeClass
 	result   string
 	moves    []string
-	evals    []float64 // the game's [%eval] after each move, pawns from White's side (pgn.Game.Evals)
+	evals    []float64 // with Config.WDLEvals, the game's [%eval] after each move (pgn.Game.Evals); nil otherwise
 }
 
 func newJob(g *pgn.Game, id uint64, val bool) gameJob {
 	return gameJob{
 		id: id, val: val, whiteElo: g.WhiteElo, blackElo: g.BlackElo,
 		rec: games.RecordOf(g), class: games.ClassOf(g.TimeControl), result: g.Result,
-		moves: append([]string(nil), g.Moves...), evals: slices.Clone(g.Evals),
+		moves: append([]string(nil), g.Moves...),
 	}
 }
 
@@ -62,19 +59,6 @@ type worker struct {
 
 func newWorker(cfg *Config) *worker {
 	return &worker{cfg: cfg, clockBefore: newClockHist(""), clockAfter: newClockHist("")}
-}
-
-// moverEval is the game's evaluation of the position before ply i for the
-// mover, in centipawns (the %eval after ply i-1), or NaN when there is none
-// or use is false.
-func (j *gameJob) moverEval(i int, white, use bool) float64 {
-	if !use || i < 1 || i > len(j.evals) || math.IsNaN(j.evals[i-1]) {
-		return math.NaN()
-	}
-	if white {
-		return 100 * j.evals[i-1]
-	}
-	return -100 * j.evals[i-1]
 }
 
 // process replays a game and encodes the positions it keeps.
@@ -126,7 +110,7 @@ func (w *worker) process(j *gameJob, out *gameOut) {
 				out.data = shard.AppendSample(out.data, &w.enc, &t)
 				out.ends = append(out.ends, int32(len(out.data)))
 				if w.teach != nil {
-					w.teach.add(g, ctx, games.Unit(j.id, cfg.Seed, saltTeacher, i), j.moverEval(i, white, cfg.WDLEvals))
+					w.teach.add(g, ctx, games.Unit(j.id, cfg.Seed, saltTeacher, i), pgn.MoverEval(j.evals, i, white))
 				}
 				if moverClock >= 0 {
 					w.clockAfter.Add(moverClock)

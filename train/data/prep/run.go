@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -504,7 +505,11 @@ func readInputs(ctx context.Context, cfg *Config, rmap *games.RatingMap, f *filt
 			}
 			cnt.gamesDecoded.Add(1)
 			rmap.ApplyGame(g) // after the rating filters, which read the PGN's ratings
-			cur.jobs = append(cur.jobs, newJob(g, id, games.IsValidation(id, cfg.ValFraction)))
+			job := newJob(g, id, games.IsValidation(id, cfg.ValFraction))
+			if cfg.WDLEvals {
+				job.evals = slices.Clone(g.Evals)
+			}
+			cur.jobs = append(cur.jobs, job)
 			if len(cur.jobs) == batchGames {
 				if err := send(); err != nil {
 					rc.Close()

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math"
 	"strings"
 
 	"github.com/humchess/humchess/board"
@@ -91,13 +90,7 @@ func Positions(g *pgn.Game) (ps []Position, ok bool) {
 		p.Maia = i >= MaiaSkipPlies && (mc < 0 || mc >= MaiaMinClock)
 		p.Result, p.HasResult = board.MoverResult(g.Result, b.WhiteToMove())
 		p.Seconds = board.ThinkSpent(mc, rec.ClockAfter(i), max(rec.Inc, 0))
-		p.Eval = math.NaN()
-		if i >= 1 && i <= len(g.Evals) && !math.IsNaN(g.Evals[i-1]) {
-			p.Eval = 100 * g.Evals[i-1]
-			if !b.WhiteToMove() {
-				p.Eval = -p.Eval
-			}
-		}
+		p.Eval = pgn.MoverEval(g.Evals, i, b.WhiteToMove())
 		ps = append(ps, p)
 		if err := b.PlayMove(m); err != nil {
 			return ps, false
