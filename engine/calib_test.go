@@ -17,7 +17,7 @@ import (
 
 // TestCalibrationMapsStrength: with a calibration beside the NetFile, the
 // net receives the calibrated rating inputs and the policy the calibrated
-// temperature, top-p, filter scale and focus; with Calibration off, or no file,
+// temperature, top-p, filter scale, focus and guidance; with Calibration off, or no file,
 // UCI_Elo goes to the net as is; a calibration for another net is refused.
 func TestCalibrationMapsStrength(t *testing.T) {
 	fake := nets.NewFake(1)
@@ -28,7 +28,7 @@ func TestCalibrationMapsStrength(t *testing.T) {
 	noCal := filepath.Join(dir, "plain.onnx")
 	c := &calib.Calibration{Version: calib.Version, Net: "fake-1", NetHash: hash, TimeClass: "blitz 180+2", Points: []calib.Point{
 		{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.8, BlunderScale: 0.4},
-		{Elo: 2400, Rating: 2000, Temperature: 1.5, TopP: 1, BlunderScale: 2, Candidates: 9, Focus: 2},
+		{Elo: 2400, Rating: 2000, Temperature: 1.5, TopP: 1, BlunderScale: 2, Candidates: 9, Focus: 2, Guidance: 1, GuidanceRating: 600},
 	}}
 	if err := c.WriteFile(calib.PathFor(withCal)); err != nil {
 		t.Fatal(err)
@@ -48,9 +48,9 @@ func TestCalibrationMapsStrength(t *testing.T) {
 		wantErr   error
 	}{
 		{name: "calibrated", netFile: withCal, elo: 1600, opp: 800,
-			wantNotes: []string{"context mover 1500 opponent 1000", "temperature 1.00 top-p 0.90 filter scale 1.20 focus 1.00 candidates 9"}},
+			wantNotes: []string{"context mover 1500 opponent 1000", "temperature 1.00 top-p 0.90 filter scale 1.20 focus 1.00 candidates 9 guidance 0.50 at 600"}},
 		{name: "calibrated, scaled by the options", netFile: withCal, elo: 800, opp: 2400,
-			wantNotes: []string{"context mover 1000 opponent 2000", "temperature 0.50 top-p 0.80 filter scale 0.40 focus 0.00 candidates 0"}},
+			wantNotes: []string{"context mover 1000 opponent 2000", "temperature 0.50 top-p 0.80 filter scale 0.40 focus 0.00 candidates 0 guidance 0.00 at 0"}},
 		{name: "calibration off", netFile: withCal, off: true, elo: 1600, opp: 800,
 			wantNotes: []string{"context mover 1600 opponent 800", "temperature 1.00 top-p 1.00 filter scale 1.00 focus 0.00 candidates 0", "calibration off"}},
 		{name: "no calibration", netFile: noCal, elo: 1600, opp: 800,

@@ -207,6 +207,7 @@ func (e *Engine) strength(o uci.Options, p *policy.Params, cal *calib.Calibratio
 	p.BlunderScale *= pt.BlunderScale
 	p.Candidates = pt.Candidates
 	p.Focus = pt.Focus
+	p.Guidance, p.GuidanceRating = pt.Guidance, float32(math.Round(pt.GuidanceRating))
 	return int(math.Round(pt.Rating)), int(math.Round(cal.At(opp).Rating)), nil
 }
 
@@ -377,7 +378,7 @@ func (e *Engine) Think(ctx context.Context, lim uci.Limits) (uci.Result, error) 
 
 	res.Notes = append(res.Notes,
 		"net "+net.Info().String(),
-		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, calNote(o, cal)),
+		fmt.Sprintf("strength UCI_Elo %d: temperature %.2f top-p %.2f filter scale %.2f focus %.2f candidates %d guidance %.2f at %.0f (calibration %s)", o.Elo, p.Temperature, p.TopP, p.BlunderScale, p.Focus, p.Candidates, p.Guidance, p.GuidanceRating, calNote(o, cal)),
 		fmt.Sprintf("context mover %.0f opponent %.0f base %.0fs inc %.0fs clocks %.1fs %.1fs think scale %.2f power %.2f recapture %.2f pace top %.2fs", bctx.MoverRating, bctx.OppRating, bctx.Base, bctx.Inc, bctx.MoverClock, bctx.OppClock,
 			thinkScale, thinkPower, recapture, paceTop.Seconds()),
 		fmt.Sprintf("played %s prob %.1f%% threshold %.3f rejected %v think %v", ch.Move, 100*ch.Prob, ch.Threshold, ch.Rejected, res.Think.Round(time.Millisecond)),

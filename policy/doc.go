@@ -2,7 +2,9 @@
 // turns a net's opinion of one position into a human move and a human think
 // time.
 //
-//	legal moves -> one batched Evaluate (nets.Net)
+//	legal moves -> one batched Evaluate (nets.Net); with Guidance the batch
+//	     holds the position at a contrast rating too, and Guide pushes the
+//	     logits away from the contrast's
 //	  -> Distribution: softmax over the legal logits with a temperature, then TopP
 //	  -> Sample with an injected, seeded *rand.Rand (a pure function)
 //	  -> blunder filter: the positions after the top-K candidates (and the

@@ -17,15 +17,17 @@ const DefaultCandidates = 6
 
 // Params are the knobs of one choice.
 type Params struct {
-	Temperature   float64      // 1 = the learned distribution, 0 = always the most likely move
-	TopP          float64      // sample among the most likely moves holding this much probability; 1 = all
-	BlunderFilter bool         // evaluate the top candidates with the value head and resample blunders
-	BlunderScale  float64      // multiplies Threshold(rating); 1 = as designed, 0 = only the best candidate passes
-	Candidates    int          // top-K candidates the filter evaluates; 0 = DefaultCandidates
-	Focus         float64      // narrows the filter's tolerance where the position is easy (FocusThreshold); 0 = the same tolerance everywhere
-	Lines         int          // candidates wanted in Choice.Lines (MultiPV); at least 1
-	Reply         bool         // also predict the opponent's most likely reply (for ponder)
-	SearchMoves   []board.Move // restrict the choice to these legal moves; nil = all
+	Temperature    float64      // 1 = the learned distribution, 0 = always the most likely move
+	TopP           float64      // sample among the most likely moves holding this much probability; 1 = all
+	BlunderFilter  bool         // evaluate the top candidates with the value head and resample blunders
+	BlunderScale   float64      // multiplies Threshold(rating); 1 = as designed, 0 = only the best candidate passes
+	Candidates     int          // top-K candidates the filter evaluates; 0 = DefaultCandidates
+	Focus          float64      // narrows the filter's tolerance where the position is easy (FocusThreshold); 0 = the same tolerance everywhere
+	Guidance       float64      // pushes the logits away from those at GuidanceRating (Guide); 0 = the net's logits
+	GuidanceRating float32      // the mover's rating of the contrast the guidance pushes away from (Elo)
+	Lines          int          // candidates wanted in Choice.Lines (MultiPV); at least 1
+	Reply          bool         // also predict the opponent's most likely reply (for ponder)
+	SearchMoves    []board.Move // restrict the choice to these legal moves; nil = all
 }
 
 // DefaultParams are the engine's defaults: the learned distribution, the
@@ -92,14 +94,25 @@ func Choose(ctx context.Context, net nets.Net, g *board.Game, c board.Context, p
 	if g.NumLegalMoves() == 0 {
 		return ch, nil
 	}
-	outs, err := net.Evaluate(ctx, []nets.Input{{Game: g, Ctx: c}})
+	in := []nets.Input{{Game: g, Ctx: c}}
+	guided := p.Guidance > 0 && !math.IsInf(p.Guidance, 1) && p.GuidanceRating > 0 && p.GuidanceRating != c.MoverRating
+	if guided {
+		contrast := c
+		contrast.MoverRating = p.GuidanceRating
+		in = append(in, nets.Input{Game: g, Ctx: contrast})
+	}
+	outs, err := net.Evaluate(ctx, in)
 	if err != nil {
 		return ch, fmt.Errorf("policy: evaluate: %w", err)
 	}
-	if len(outs) != 1 || len(outs[0].Logits) != len(outs[0].Moves) || len(outs[0].Moves) == 0 {
+	if len(outs) != len(in) || len(outs[0].Logits) != len(outs[0].Moves) || len(outs[0].Moves) == 0 ||
+		guided && len(outs[1].Logits) != len(outs[0].Logits) {
 		return ch, fmt.Errorf("policy: evaluate: malformed output (%d outputs)", len(outs))
 	}
 	root := outs[0]
+	if guided {
+		root.Logits = Guide(root.Logits, outs[1].Logits, p.Guidance)
+	}
 	ch.Root, ch.Evaluated = root, 1
 	if len(root.WDL) == 3 {
 		ch.HasWDL = true
@@ -350,4 +363,22 @@ func containsInt(s []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// Guide returns logits + guidance*(logits - contrast), entry by entry: the
+// distribution pushed away from the contrast's (the same position and net
+// at another mover's rating) in the direction the rating moves it. Guidance
+// 0 returns logits unchanged. An entry that is not finite in either keeps
+// logits' value.
+func Guide(logits, contrast []float32, guidance float64) []float32 {
+	out := make([]float32, len(logits))
+	for i, v := range logits {
+		d := float64(v) - float64(contrast[i])
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			out[i] = v
+			continue
+		}
+		out[i] = float32(float64(v) + guidance*d)
+	}
+	return out
 }

@@ -520,3 +520,70 @@ func TestFocusVetoesInEasyPositions(t *testing.T) {
 		t.Errorf("hard, focus 2: e2e4 played %d of 200, want about 140 (tolerance %v)", c["e2e4"], 0.2125*0.49)
 	}
 }
+
+func TestGuide(t *testing.T) {
+	l := []float32{1, -2, 0.5, 3}
+	c := []float32{2, -2, -0.5, float32(math.Inf(-1))}
+	assert.Equal(t, l, Guide(l, c, 0), "guidance 0 leaves the logits")
+	got := Guide(l, c, 1.5)
+	want := []float32{1 + 1.5*(1-2), -2, 0.5 + 1.5*(0.5+0.5), 3}
+	for i := range want {
+		assert.InDelta(t, want[i], got[i], 1e-6, "entry %d", i)
+	}
+	assert.Equal(t, []float32{1, -2, 0.5, 3}, l, "the input is not modified")
+}
+
+// TestChooseGuidance: with guidance the root batch holds the position twice,
+// the second at the contrast's rating, and the choice follows the guided
+// logits; without it the net sees the position once.
+func TestChooseGuidance(t *testing.T) {
+	g := board.MustNewGame("")
+	// Each move's logit moves with the mover's rating at its own rate.
+	logits := func(in nets.Input, moves []board.Move) []float32 {
+		out := make([]float32, len(moves))
+		for i := range moves {
+			base := float32(i % 5)
+			slope := float32(i%7-3) / 1000
+			out[i] = base + slope*(in.Ctx.MoverRating-1500)
+		}
+		return out
+	}
+	seen := map[float32]int{}
+	net := &nets.Fake{Logits: func(in nets.Input, moves []board.Move) []float32 {
+		seen[in.Ctx.MoverRating]++
+		return logits(in, moves)
+	}, NoWDL: true}
+	c := ctx1500()
+	c.MoverRating = 2000
+	p := DefaultParams()
+	p.Temperature, p.BlunderFilter = 0, false
+	p.Guidance, p.GuidanceRating = 2, 600
+
+	ch, err := Choose(context.Background(), net, g, c, p, rand.New(rand.NewPCG(1, 2)))
+	assert.NoError(t, err)
+	assert.Equal(t, map[float32]int{2000: 1, 600: 1}, seen, "one batch of the position at both ratings")
+	assert.Equal(t, 1, net.Calls())
+
+	moves := g.LegalMoves()
+	contrast := c
+	contrast.MoverRating = 600
+	at, lo := logits(nets.Input{Game: g, Ctx: c}, moves), logits(nets.Input{Game: g, Ctx: contrast}, moves)
+	best, plain := 0, 0
+	for i := range moves {
+		if at[i]+2*(at[i]-lo[i]) > at[best]+2*(at[best]-lo[best]) {
+			best = i
+		}
+		if at[i] > at[plain] {
+			plain = i
+		}
+	}
+	assert.NotEqual(t, moves[plain], moves[best], "the test's logits must make guidance matter")
+	assert.Equal(t, moves[best], ch.Move, "argmax of the guided logits")
+
+	clear(seen)
+	p.Guidance = 0
+	ch, err = Choose(context.Background(), net, g, c, p, rand.New(rand.NewPCG(1, 2)))
+	assert.NoError(t, err)
+	assert.Equal(t, map[float32]int{2000: 1}, seen)
+	assert.Equal(t, moves[plain], ch.Move)
+}

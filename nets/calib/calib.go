@@ -41,6 +41,10 @@ type Point struct {
 	BlunderScale float64 `json:"blunder_scale"`   // multiplies BlunderThreshold (1 = unchanged, 0 = only the best candidate passes)
 	Candidates   int     `json:"candidates"`      // candidates the blunder filter evaluates; 0 = the policy's default
 	Focus        float64 `json:"focus,omitempty"` // narrows the filter's tolerance in easy positions (policy.FocusThreshold); 0 = the same everywhere
+	// Guidance pushes the net's logits away from those it gives at the
+	// mover's rating GuidanceRating (policy.Guide); 0 = none.
+	Guidance       float64 `json:"guidance,omitempty"`
+	GuidanceRating float64 `json:"guidance_rating,omitempty"` // the contrast's rating input (Elo)
 }
 
 // Calibration maps UCI_Elo labels to settings for one net.
@@ -318,6 +322,10 @@ func validPoints(ps []Point, where string) error {
 			return bad("elo %d: candidates %d", p.Elo, p.Candidates)
 		case !finite(p.Focus) || p.Focus < 0:
 			return bad("elo %d: focus %v", p.Elo, p.Focus)
+		case !finite(p.Guidance) || p.Guidance < 0:
+			return bad("elo %d: guidance %v", p.Elo, p.Guidance)
+		case !finite(p.GuidanceRating) || p.GuidanceRating < 0 || p.Guidance > 0 && p.GuidanceRating == 0:
+			return bad("elo %d: guidance_rating %v", p.Elo, p.GuidanceRating)
 		}
 	}
 	return nil
@@ -351,7 +359,15 @@ func (c *Calibration) At(elo int) Point {
 		lerp := func(x, y float64) float64 { return x + t*(y-x) }
 		out = Point{Rating: lerp(a.Rating, b.Rating), Temperature: lerp(a.Temperature, b.Temperature),
 			TopP: lerp(a.TopP, b.TopP), BlunderScale: lerp(a.BlunderScale, b.BlunderScale), Candidates: max(a.Candidates, b.Candidates),
-			Focus: lerp(a.Focus, b.Focus)}
+			Focus: lerp(a.Focus, b.Focus), Guidance: lerp(a.Guidance, b.Guidance), GuidanceRating: lerp(a.GuidanceRating, b.GuidanceRating)}
+		// Next to a point without guidance the contrast stays the guided
+		// point's: only the guidance's weight ramps.
+		switch {
+		case a.Guidance == 0:
+			out.GuidanceRating = b.GuidanceRating
+		case b.Guidance == 0:
+			out.GuidanceRating = a.GuidanceRating
+		}
 	}
 	out.Elo = elo
 	out.Rating = max(out.Rating, 1)

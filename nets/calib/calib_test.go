@@ -14,7 +14,7 @@ func sample() *Calibration {
 	return &Calibration{Version: Version, Net: "hc-test", NetHash: "abc123", TimeClass: "blitz 180+2", Points: []Point{
 		{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6},
 		{Elo: 1600, Rating: 1400, Temperature: 1.0, TopP: 1, BlunderScale: 1.5, Candidates: 10},
-		{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2},
+		{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2, Guidance: 1, GuidanceRating: 600},
 	}, Think: []ThinkPoint{
 		{Base: 60, Inc: 0, Scale: 1.1, Moves: 3000},
 		{Base: 300, Inc: 0, Scale: 0.8, Power: 0.9, Recapture: 0.6, Moves: 3000},
@@ -39,17 +39,17 @@ func TestAt(t *testing.T) {
 	}{
 		{800, Point{Elo: 800, Rating: 1000, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6}},
 		{1200, Point{Elo: 1200, Rating: 1200, Temperature: 0.75, TopP: 0.95, BlunderScale: 1.0, Candidates: 10}},
-		{2000, Point{Elo: 2000, Rating: 2000, Temperature: 0.65, TopP: 0.75, BlunderScale: 0.8, Candidates: 10, Focus: 1}},
-		{2400, Point{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2}},
+		{2000, Point{Elo: 2000, Rating: 2000, Temperature: 0.65, TopP: 0.75, BlunderScale: 0.8, Candidates: 10, Focus: 1, Guidance: 0.5, GuidanceRating: 600}},
+		{2400, Point{Elo: 2400, Rating: 2600, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2, Guidance: 1, GuidanceRating: 600}},
 		// beyond the ends: the end's settings, the rating shifted by the distance
 		{600, Point{Elo: 600, Rating: 800, Temperature: 0.5, TopP: 0.9, BlunderScale: 0.5, Candidates: 6}},
-		{2600, Point{Elo: 2600, Rating: 2800, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2}},
+		{2600, Point{Elo: 2600, Rating: 2800, Temperature: 0.3, TopP: 0.5, BlunderScale: 0.1, Focus: 2, Guidance: 1, GuidanceRating: 600}},
 	}
 	for _, tt := range tests {
 		got := c.At(tt.elo)
 		if got.Elo != tt.want.Elo || got.Candidates != tt.want.Candidates || !close(got.Rating, tt.want.Rating) ||
 			!close(got.Temperature, tt.want.Temperature) || !close(got.TopP, tt.want.TopP) || !close(got.BlunderScale, tt.want.BlunderScale) ||
-			!close(got.Focus, tt.want.Focus) {
+			!close(got.Focus, tt.want.Focus) || !close(got.Guidance, tt.want.Guidance) || !close(got.GuidanceRating, tt.want.GuidanceRating) {
 			t.Errorf("At(%d) = %+v, want %+v", tt.elo, got, tt.want)
 		}
 	}
@@ -77,6 +77,9 @@ func TestValidate(t *testing.T) {
 		{"candidates", func(c *Calibration) { c.Points[0].Candidates = -1 }},
 		{"focus", func(c *Calibration) { c.Points[2].Focus = math.Inf(1) }},
 		{"negative focus", func(c *Calibration) { c.Points[2].Focus = -0.5 }},
+		{"negative guidance", func(c *Calibration) { c.Points[2].Guidance = -1 }},
+		{"guidance without a contrast", func(c *Calibration) { c.Points[2].GuidanceRating = 0 }},
+		{"guidance rating", func(c *Calibration) { c.Points[2].GuidanceRating = math.NaN() }},
 		{"class range", func(c *Calibration) { c.Classes[1].MaxSeconds = 400 }},
 		{"class range NaN", func(c *Calibration) { c.Classes[0].MinSeconds = math.NaN() }},
 		{"class negative", func(c *Calibration) { c.Classes[0].MinSeconds = -1 }},
