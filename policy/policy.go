@@ -113,7 +113,7 @@ func Choose(ctx context.Context, net nets.Net, g *board.Game, c board.Context, p
 	if guided {
 		root.Logits = Guide(root.Logits, outs[1].Logits, p.Guidance)
 	}
-	ch.Root, ch.Evaluated = root, 1
+	ch.Root, ch.Evaluated = root, len(in)
 	if len(root.WDL) == 3 {
 		ch.HasWDL = true
 		ch.RootWDL = [3]float64{float64(root.WDL[0]), float64(root.WDL[1]), float64(root.WDL[2])}

@@ -563,6 +563,7 @@ func TestChooseGuidance(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, map[float32]int{2000: 1, 600: 1}, seen, "one batch of the position at both ratings")
 	assert.Equal(t, 1, net.Calls())
+	assert.Equal(t, 2, ch.Evaluated, "both rows count as evaluated positions")
 
 	moves := g.LegalMoves()
 	contrast := c
@@ -585,5 +586,6 @@ func TestChooseGuidance(t *testing.T) {
 	ch, err = Choose(context.Background(), net, g, c, p, rand.New(rand.NewPCG(1, 2)))
 	assert.NoError(t, err)
 	assert.Equal(t, map[float32]int{2000: 1}, seen)
+	assert.Equal(t, 1, ch.Evaluated)
 	assert.Equal(t, moves[plain], ch.Move)
 }
