@@ -2,6 +2,8 @@ package plot
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"testing"
@@ -39,4 +41,20 @@ func TestLines(t *testing.T) {
 func TestTextWidth(t *testing.T) {
 	assert.Equal(t, 24, TextWidth("abcd", 1))
 	assert.Equal(t, 12, TextWidth("é", 2), "one rune, one glyph")
+}
+
+// The punctuation of the charts' titles and labels (the calibrate report's
+// "(blitz 180+2; 95% intervals in the table)") draws as itself, not as the
+// unknown character's '?'.
+func TestDrawTextPunctuation(t *testing.T) {
+	draw := func(r rune) []byte {
+		img := image.NewRGBA(image.Rect(0, 0, glyphW, glyphH))
+		DrawText(img, 0, 0, string(r), 1, color.Black)
+		return img.Pix
+	}
+	unknown := draw('?')
+	assert.Equal(t, unknown, draw('\u00e9'), "a rune without a glyph draws as '?'")
+	for _, r := range "();:,.%/+-_'=<>" {
+		assert.NotEqual(t, unknown, draw(r), "%q has its own glyph", r)
+	}
 }

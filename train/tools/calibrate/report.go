@@ -83,6 +83,15 @@ func (rep *Report) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, " | %4.0f / %4.2f / %4.2f / %4.2f\n", p.Rating, p.Temperature, p.BlunderScale, p.Focus)
 		}
+		var guided []string
+		for _, p := range rep.Final.Points {
+			if p.Guidance > 0 {
+				guided = append(guided, fmt.Sprintf("%d: %.2f against %.0f", p.Elo, p.Guidance, p.GuidanceRating))
+			}
+		}
+		if len(guided) > 0 {
+			fmt.Fprintf(&b, "  rating guidance (final): %s\n", strings.Join(guided, ", "))
+		}
 	}
 
 	if len(rep.Spreads) > 0 {
