@@ -151,8 +151,41 @@ func elo(x float64) string {
 	return fmt.Sprintf("%+.0f", x)
 }
 
+// Ladder sums the spread matches that chain (each one's bottom label the
+// previous one's top, from the lowest bottom up) into the strength of each
+// label above the lowest: xs the labels, ys the Elo above xs[0], lo and hi
+// a 95% interval from the steps' half-widths added in quadrature (NaN
+// once a step's interval is unbounded). The chain stops at a gap or
+// at a step without a finite Elo (a clean sweep); without spreads it
+// returns nothing.
+func Ladder(spreads []Spread) (xs, ys, lo, hi []float64) {
+	steps := append([]Spread(nil), spreads...)
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Bottom < steps[j].Bottom })
+	var elo, v float64
+	for i, s := range steps {
+		d, dlo, dhi := s.Score.Elo()
+		if i > 0 && s.Bottom != steps[i-1].Top || math.IsInf(d, 0) || math.IsNaN(d) {
+			break // the chain ends: a gap in it, or a step that gives no finite Elo (a clean sweep)
+		}
+		if i == 0 {
+			xs, ys, lo, hi = []float64{float64(s.Bottom)}, []float64{0}, []float64{0}, []float64{0}
+		}
+		half := (dhi - dlo) / 2
+		elo += d
+		v += half * half
+		xs, ys = append(xs, float64(s.Top)), append(ys, elo)
+		if w := math.Sqrt(v); !math.IsNaN(w) && !math.IsInf(w, 0) {
+			lo, hi = append(lo, elo-w), append(hi, elo+w)
+		} else {
+			lo, hi = append(lo, math.NaN()), append(hi, math.NaN())
+		}
+	}
+	return xs, ys, lo, hi
+}
+
 // WritePlots writes spread.png (score against the top label, with the
-// target), blunders.png and cpl.png (against the rating, humans and engine
+// target), ladder.png (the strength of each label above the lowest, the
+// chained spread steps summed, against the label's own gap), blunders.png and cpl.png (against the rating, humans and engine
 // on one chart; the intervals are in the text tables) into dir, and returns their paths.
 func (rep *Report) WritePlots(dir string) ([]string, error) {
 	var out []string
@@ -177,6 +210,20 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 			XLabel: "X (UCI_Elo)", YLabel: "score %", YMin: 0, YMax: 100,
 			Series: []plot.Series{{Name: "score", X: x, Y: y}, {Name: "95% low", X: x, Y: lo}, {Name: "95% high", X: x, Y: hi},
 				{Name: "Elo formula", X: x, Y: target}},
+		}); err != nil {
+			return out, err
+		}
+	}
+	if xs, ys, lo, hi := Ladder(rep.Spreads); len(xs) > 1 {
+		goal := make([]float64, len(xs))
+		for i, x := range xs {
+			goal[i] = x - xs[0]
+		}
+		if err := write("ladder.png", plot.Chart{
+			Title:  fmt.Sprintf("strength against the label: Elo above UCI_Elo %.0f, the spread steps summed", xs[0]),
+			XLabel: "UCI_Elo", YLabel: "Elo",
+			Series: []plot.Series{{Name: "measured", X: xs, Y: ys}, {Name: "95% low", X: xs, Y: lo}, {Name: "95% high", X: xs, Y: hi},
+				{Name: "the label's gap", X: xs, Y: goal}},
 		}); err != nil {
 			return out, err
 		}
