@@ -22,13 +22,16 @@ import (
 // net against human play and fit its calibration.
 func runCalibrate(args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	setUsage(fs, "calibrate [flags] NET",
+	setUsage(fs, "calibrate [flags] NET\n       humchess calibrate -pool [-out DIR] SPREAD.pgn ...",
 		"Plays NET against itself at each UCI_Elo label on a virtual human clock, judges every move\n"+
 			"with Stockfish at a fixed node count, compares the blunder rate and centipawn loss with human\n"+
 			"players of the same band and time class, fits the calibration (temperature and blunder-filter\n"+
 			"scale per label) over -rounds, then plays the spread matches (X vs X-400) and the reference\n"+
 			"matches (Maia-X, Stockfish UCI_Elo X) and times the blunder filter. Prints the tables, writes\n"+
-			"PNGs, the games and NAME.calib.json to -out; -install copies the calibration beside NET.")
+			"PNGs, the games and NAME.calib.json to -out; -install copies the calibration beside NET.\n"+
+			"With -pool it plays nothing: it sums the spread games of earlier runs (their\n"+
+			"final/spread-X-Y.pgn, one seed or several), prints the pooled spread and writes\n"+
+			"spread.png and ladder.png to -out.")
 	engine := fs.String("engine", "", "the humchess program playing (default: a copy of this one in -out, so a rebuild cannot change it mid-run)")
 	out := fs.String("out", "build/calib/run", "output folder: games, PNGs, the calibration, the human profile cache")
 	humans := fs.String("humans", "", "human games, comma-separated PGN files (default: ../shared/data's "+calibrate.HumansLichessSample+" and "+calibrate.HumansLichessMisc+", and for a rapid -tc also "+calibrate.HumansLichessRapid+")")
@@ -61,8 +64,12 @@ func runCalibrate(args []string) error {
 	thinkHumans := fs.String("think-humans", "../shared/data/lichess-2022-06-2500.pgn.zst", "human games with clocks for the think-time fit, comma-separated PGN files (their training split: train/data/prep's split by game id)")
 	thinkMin := fs.Int("think-min-moves", 2000, "human moves a time control needs for a think-time point")
 	thinkSelf := fs.String("think-selfplay", "", "correct the think-time points of -start (else of NET's calibration) from self-play games played with them (humchess match PGN with HumanTiming on, comma-separated): a control whose median or p90 there is more than 10% off the humans', by more than the games' own noise, gets the reshaping that moves them onto the humans', and one whose recapture ratio out of time trouble is off so gets the recapture factor that moves it onto theirs; no replay, no games")
+	pool := fs.Bool("pool", false, "play nothing: pool the spread games of earlier runs (the arguments: their spread-X-Y.pgn files), print the spread and write its charts to -out")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *pool {
+		return poolSpreads(fs.Args(), *out)
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("calibrate needs one NET file")
@@ -332,4 +339,35 @@ func writeCalibration(c *calib.Calibration, path, netFile string, install bool) 
 	}
 	fmt.Printf("installed %s\n", dst)
 	return nil
+}
+
+// poolSpreads is calibrate -pool: the spread table and charts of the
+// spread games of earlier runs, summed by match.
+func poolSpreads(files []string, out string) error {
+	if len(files) == 0 {
+		return fmt.Errorf("calibrate -pool needs the spread-X-Y.pgn files of earlier runs")
+	}
+	spreads, err := calibrate.Pool(files)
+	if err != nil {
+		return err
+	}
+	gap := spreads[0].Top - spreads[0].Bottom
+	for _, s := range spreads {
+		if s.Top-s.Bottom != gap {
+			return fmt.Errorf("calibrate -pool: matches of different gaps (%d vs %d and %d vs %d)", spreads[0].Top, spreads[0].Bottom, s.Top, s.Bottom)
+		}
+	}
+	rep := &calibrate.Report{Config: &calibrate.Config{SpreadGap: gap}, Spreads: spreads}
+	fmt.Printf("pooled %d files\n", len(files))
+	if err := rep.WriteSpreadText(os.Stdout); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	written, err := rep.WritePlots(out)
+	for _, p := range written {
+		fmt.Printf("wrote %s\n", p)
+	}
+	return err
 }

@@ -82,14 +82,14 @@ func Lines(c Chart) ([]byte, error) {
 	for v := math.Ceil(ymin/ystep) * ystep; v <= ymax+ystep*1e-9; v += ystep {
 		y := yOf(v)
 		fill(img, image.Rect(area.Min.X, y, area.Max.X, y+1), colGrid)
-		s := fmt.Sprintf("%.3g", v)
+		s := tick(v, ystep)
 		DrawText(img, area.Min.X-8-TextWidth(s, 1), y-3, s, 1, colText)
 	}
 	xstep := niceStep(xmax-xmin, 10)
 	for v := math.Ceil(xmin/xstep) * xstep; v <= xmax+xstep*1e-9; v += xstep {
 		x := xOf(v)
 		fill(img, image.Rect(x, area.Max.Y, x+1, area.Max.Y+5), colAxis)
-		s := fmt.Sprintf("%g", v)
+		s := tick(v, xstep)
 		DrawText(img, x-TextWidth(s, 1)/2, area.Max.Y+8, s, 1, colText)
 	}
 	fill(img, image.Rect(area.Min.X-1, area.Min.Y, area.Min.X+1, area.Max.Y+1), colAxis)
@@ -178,4 +178,20 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// tick formats an axis value v on a grid of step: as many decimals as the
+// step needs and no exponent ("1500", "0.25"), zero without a sign.
+func tick(v, step float64) string {
+	if math.Abs(v) < step*1e-6 {
+		v = 0
+	}
+	dec := 0
+	if step > 0 && step < 1 {
+		dec = int(math.Ceil(-math.Log10(step) - 1e-9))
+		if r := step * math.Pow(10, float64(dec)); math.Abs(r-math.Round(r)) > 1e-6 {
+			dec++ // a step of 0.25: two decimals
+		}
+	}
+	return fmt.Sprintf("%.*f", dec, v)
 }

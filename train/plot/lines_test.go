@@ -58,3 +58,15 @@ func TestDrawTextPunctuation(t *testing.T) {
 		assert.NotEqual(t, unknown, draw(r), "%q has its own glyph", r)
 	}
 }
+
+func TestTick(t *testing.T) {
+	for _, tt := range []struct {
+		v, step float64
+		want    string
+	}{
+		{1500, 500, "1500"}, {1000, 250, "1000"}, {-1e-13, 250, "0"}, {0.30000000000000004, 0.1, "0.3"},
+		{-1e-17, 0.1, "0.0"}, {2.5, 0.5, "2.5"}, {0.75, 0.25, "0.75"}, {40, 20, "40"}, {0.002, 0.001, "0.002"},
+	} {
+		assert.Equal(t, tt.want, tick(tt.v, tt.step), "tick(%v, %v)", tt.v, tt.step)
+	}
+}

@@ -94,16 +94,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 	}
 
-	if len(rep.Spreads) > 0 {
-		fmt.Fprintf(&b, "\nspread (goal %.0f%% ± %.0f%% for %d points):\n", 100*TargetSpread, 100*TargetSpreadT, cfg.SpreadGap)
-		for _, s := range rep.Spreads {
-			p, lo, hi := ScoreInterval(s.Score)
-			d, dlo, dhi := s.Score.Elo()
-			fmt.Fprintf(&b, "  UCI_Elo %d vs %d: %d games, W-D-L %d-%d-%d, score %.1f%% [%.1f, %.1f], Elo %s [%s, %s] %s\n",
-				s.Top, s.Bottom, s.Score.Games(), s.Score.Wins, s.Score.Draws, s.Score.Losses, 100*p, 100*lo, 100*hi,
-				elo(d), elo(dlo), elo(dhi), mark(math.Abs(p-TargetSpread) <= TargetSpreadT))
-		}
-	}
+	rep.writeSpreads(&b)
 	if len(rep.References) > 0 {
 		b.WriteString("\nreferences (reported, not gated):\n")
 		for _, r := range rep.References {
@@ -149,6 +140,29 @@ func elo(x float64) string {
 		return "0"
 	}
 	return fmt.Sprintf("%+.0f", x)
+}
+
+// writeSpreads prints the spread table (nothing without spread matches).
+func (rep *Report) writeSpreads(b *strings.Builder) {
+	if len(rep.Spreads) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nspread (goal %.0f%% ± %.0f%% for %d points):\n", 100*TargetSpread, 100*TargetSpreadT, rep.Config.SpreadGap)
+	for _, s := range rep.Spreads {
+		p, lo, hi := ScoreInterval(s.Score)
+		d, dlo, dhi := s.Score.Elo()
+		fmt.Fprintf(b, "  UCI_Elo %d vs %d: %d games, W-D-L %d-%d-%d, score %.1f%% [%.1f, %.1f], Elo %s [%s, %s] %s\n",
+			s.Top, s.Bottom, s.Score.Games(), s.Score.Wins, s.Score.Draws, s.Score.Losses, 100*p, 100*lo, 100*hi,
+			elo(d), elo(dlo), elo(dhi), mark(math.Abs(p-TargetSpread) <= TargetSpreadT))
+	}
+}
+
+// WriteSpreadText prints the spread table alone (Pool's report).
+func (rep *Report) WriteSpreadText(w io.Writer) error {
+	var b strings.Builder
+	rep.writeSpreads(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Ladder sums the spread matches that chain (each one's bottom label the
@@ -220,7 +234,7 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 			goal[i] = x - xs[0]
 		}
 		if err := write("ladder.png", plot.Chart{
-			Title:  fmt.Sprintf("strength against the label: Elo above UCI_Elo %.0f, the spread steps summed", xs[0]),
+			Title:  fmt.Sprintf("Elo above UCI_Elo %.0f: the spread steps summed", xs[0]),
 			XLabel: "UCI_Elo", YLabel: "Elo",
 			Series: []plot.Series{{Name: "measured", X: xs, Y: ys}, {Name: "95% low", X: xs, Y: lo}, {Name: "95% high", X: xs, Y: hi},
 				{Name: "the label's gap", X: xs, Y: goal}},
@@ -233,6 +247,9 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 		for _, p := range rep.Final.Points {
 			labels = append(labels, p.Elo)
 		}
+	}
+	if len(labels) == 0 {
+		return out, nil // no error profile (a pooled spread)
 	}
 	type col struct {
 		name string
