@@ -345,7 +345,7 @@ func writeCalibration(c *calib.Calibration, path, netFile string, install bool) 
 // spread games of earlier runs, summed by match.
 func poolSpreads(files []string, out string) error {
 	if len(files) == 0 {
-		return fmt.Errorf("calibrate -pool needs the spread-X-Y.pgn files of earlier runs")
+		return fmt.Errorf("-pool needs the spread-X-Y.pgn files of earlier runs")
 	}
 	spreads, err := calibrate.Pool(files)
 	if err != nil {
@@ -354,7 +354,7 @@ func poolSpreads(files []string, out string) error {
 	gap := spreads[0].Top - spreads[0].Bottom
 	for _, s := range spreads {
 		if s.Top-s.Bottom != gap {
-			return fmt.Errorf("calibrate -pool: matches of different gaps (%d vs %d and %d vs %d)", spreads[0].Top, spreads[0].Bottom, s.Top, s.Bottom)
+			return fmt.Errorf("-pool: matches of different gaps (%d vs %d and %d vs %d)", spreads[0].Top, spreads[0].Bottom, s.Top, s.Bottom)
 		}
 	}
 	rep := &calibrate.Report{Config: &calibrate.Config{SpreadGap: gap}, Spreads: spreads}
