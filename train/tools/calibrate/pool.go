@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 
 	"github.com/humchess/humchess/train/data/pgn"
@@ -17,10 +18,18 @@ var ErrPool = errors.New("calibrate: not a spread match")
 // from one seed or several) and sums them by match: one Spread per pair of
 // labels, the score the top label's, by increasing top label. Only the
 // tags are read (Event, WhiteElo, BlackElo, Result); a game without a
-// result ("*", from a run killed mid-game) is not counted.
+// result ("*", from a run killed mid-game) is not counted, nor a file
+// named twice.
 func Pool(paths []string) ([]Spread, error) {
 	by := map[[2]int]*Spread{}
+	seen := map[string]bool{}
 	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			if seen[abs] {
+				continue
+			}
+			seen[abs] = true
+		}
 		n, err := poolFile(p, by)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)

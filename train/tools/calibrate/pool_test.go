@@ -30,14 +30,14 @@ func spreadPGN(t *testing.T, dir, name string, top, bottom int, games ...string)
 }
 
 // TestPool: games of several files sum by match, each counted for the top
-// label whichever colour it had; unfinished games are left out; a file
-// that is not a spread match is an error.
+// label whichever colour it had; unfinished games and a file named twice
+// are left out; a file that is not a spread match is an error.
 func TestPool(t *testing.T) {
 	dir := t.TempDir()
 	a := spreadPGN(t, dir, "a.pgn", 1200, 800, "1200-800:1-0", "800-1200:1-0", "800-1200:0-1", "1200-800:1/2-1/2")
 	b := spreadPGN(t, dir, "b.pgn", 1200, 800, "800-1200:0-1", "1200-800:*")
 	c := spreadPGN(t, dir, "c.pgn", 1600, 1200, "1600-1200:0-1", "1200-1600:1/2-1/2")
-	got, err := Pool([]string{c, a, b})
+	got, err := Pool([]string{c, a, b, a})
 	require.NoError(t, err)
 	assert.Equal(t, []Spread{
 		{Top: 1200, Bottom: 800, Score: match.Score{Wins: 3, Draws: 1, Losses: 1}},
