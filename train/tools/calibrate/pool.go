@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/humchess/humchess/train/data/pgn"
-	"github.com/humchess/humchess/train/tools/match"
 )
 
 // ErrPool is returned for a file Pool cannot read as a spread match.
@@ -71,26 +70,24 @@ func poolFile(path string, by map[[2]int]*Spread) (int, error) {
 		if w != top && b != top || w+b != top+bottom {
 			return n, fmt.Errorf("%w: game %d: players %d and %d in the match %d vs %d", ErrPool, i, w, b, top, bottom)
 		}
-		var s match.Score
-		switch {
-		case g.Result == "*":
+		if g.Result == "*" {
 			continue
-		case g.Result == "1/2-1/2":
-			s.Draws++
-		case g.Result == "1-0" && w == top, g.Result == "0-1" && b == top:
-			s.Wins++
-		case g.Result == "1-0", g.Result == "0-1":
-			s.Losses++
-		default:
-			return n, fmt.Errorf("%w: game %d: result %q", ErrPool, i, g.Result)
 		}
 		k := [2]int{top, bottom}
 		if by[k] == nil {
 			by[k] = &Spread{Top: top, Bottom: bottom}
 		}
-		by[k].Score.Wins += s.Wins
-		by[k].Score.Draws += s.Draws
-		by[k].Score.Losses += s.Losses
+		sc := &by[k].Score
+		switch {
+		case g.Result == "1/2-1/2":
+			sc.Draws++
+		case g.Result == "1-0" && w == top, g.Result == "0-1" && b == top:
+			sc.Wins++
+		case g.Result == "1-0", g.Result == "0-1":
+			sc.Losses++
+		default:
+			return n, fmt.Errorf("%w: game %d: result %q", ErrPool, i, g.Result)
+		}
 		n++
 	}
 }

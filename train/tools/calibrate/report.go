@@ -199,8 +199,10 @@ func Ladder(spreads []Spread) (xs, ys, lo, hi []float64) {
 
 // WritePlots writes spread.png (score against the top label, with the
 // target), ladder.png (the strength of each label above the lowest, the
-// chained spread steps summed, against the label's own gap), blunders.png and cpl.png (against the rating, humans and engine
-// on one chart; the intervals are in the text tables) into dir, and returns their paths.
+// chained spread steps summed, against the label's own gap), blunders.png
+// and cpl.png (against the rating, humans and engine on one chart; the
+// intervals are in the text tables; none without an error profile) into
+// dir, and returns their paths.
 func (rep *Report) WritePlots(dir string) ([]string, error) {
 	var out []string
 	write := func(name string, c plot.Chart) error {
