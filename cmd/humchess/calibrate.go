@@ -22,16 +22,18 @@ import (
 // net against human play and fit its calibration.
 func runCalibrate(args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	setUsage(fs, "calibrate [flags] NET\n       humchess calibrate -pool [-out DIR] SPREAD.pgn ...",
+	setUsage(fs, "calibrate [flags] NET\n       humchess calibrate -pool [-out DIR] SPREAD.pgn|PROFILE.pgn ...",
 		"Plays NET against itself at each UCI_Elo label on a virtual human clock, judges every move\n"+
 			"with Stockfish at a fixed node count, compares the blunder rate and centipawn loss with human\n"+
 			"players of the same band and time class, fits the calibration (temperature and blunder-filter\n"+
 			"scale per label) over -rounds, then plays the spread matches (X vs X-400) and the reference\n"+
 			"matches (Maia-X, Stockfish UCI_Elo X) and times the blunder filter. Prints the tables, writes\n"+
 			"PNGs, the games and NAME.calib.json to -out; -install copies the calibration beside NET.\n"+
-			"With -pool it plays nothing: it sums the spread games of earlier runs (their\n"+
-			"final/spread-X-Y.pgn, one seed or several), prints the pooled spread and writes\n"+
-			"spread.png and ladder.png to -out.")
+			"With -pool it plays nothing: it sums the games of earlier runs (one seed or several):\n"+
+			"the spread games (final/spread-X-Y.pgn) by match, and the profile games\n"+
+			"(roundK/profile-L.pgn, judged, the judgement cached in -out) by label, each label's\n"+
+			"files of one setting (read from the calibration beside them); prints the pooled\n"+
+			"tables and writes spread.png, ladder.png, blunders.png and cpl.png to -out.")
 	engine := fs.String("engine", "", "the humchess program playing (default: a copy of this one in -out, so a rebuild cannot change it mid-run)")
 	out := fs.String("out", "build/calib/run", "output folder: games, PNGs, the calibration, the human profile cache")
 	humans := fs.String("humans", "", "human games, comma-separated PGN files (default: ../shared/data's "+calibrate.HumansLichessSample+" and "+calibrate.HumansLichessMisc+", and for a rapid -tc also "+calibrate.HumansLichessRapid+")")
@@ -64,12 +66,17 @@ func runCalibrate(args []string) error {
 	thinkHumans := fs.String("think-humans", "../shared/data/lichess-2022-06-2500.pgn.zst", "human games with clocks for the think-time fit, comma-separated PGN files (their training split: train/data/prep's split by game id)")
 	thinkMin := fs.Int("think-min-moves", 2000, "human moves a time control needs for a think-time point")
 	thinkSelf := fs.String("think-selfplay", "", "correct the think-time points of -start (else of NET's calibration) from self-play games played with them (humchess match PGN with HumanTiming on, comma-separated): a control whose median or p90 there is more than 10% off the humans', by more than the games' own noise, gets the reshaping that moves them onto the humans', and one whose recapture ratio out of time trouble is off so gets the recapture factor that moves it onto theirs; no replay, no games")
-	pool := fs.Bool("pool", false, "play nothing: pool the spread games of earlier runs (the arguments: their spread-X-Y.pgn files), print the spread and write its charts to -out")
+	pool := fs.Bool("pool", false, "play nothing: pool the games of earlier runs (the arguments: their spread-X-Y.pgn and profile-L.pgn files), print the pooled spread and error profile and write their charts to -out")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *pool {
-		return poolSpreads(fs.Args(), *out)
+		pc := calibrate.PoolConfig{Files: fs.Args(), Judge: *stockfish, JudgeNodes: *judgeNodes, Workers: *workers, DataDir: "../shared/data",
+			HumanSite: *site, HumansPerBand: *perBand, OpeningPlies: *openPlies, OutDir: *out, Progress: os.Stderr}
+		if *humans != "" {
+			pc.Humans = strings.Split(*humans, ",")
+		}
+		return poolRuns(pc)
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("calibrate needs one NET file")
@@ -341,31 +348,26 @@ func writeCalibration(c *calib.Calibration, path, netFile string, install bool) 
 	return nil
 }
 
-// poolSpreads is calibrate -pool: the spread table and charts of the
-// spread games of earlier runs, summed by match.
-func poolSpreads(files []string, out string) error {
-	if len(files) == 0 {
-		return fmt.Errorf("-pool needs the spread-X-Y.pgn files of earlier runs")
+// poolRuns is calibrate -pool: the spread and profile games of earlier
+// runs summed, their tables printed and charts written.
+func poolRuns(pc calibrate.PoolConfig) error {
+	if len(pc.Files) == 0 {
+		return fmt.Errorf("-pool needs the spread-X-Y.pgn or profile-L.pgn files of earlier runs")
 	}
-	spreads, err := calibrate.Pool(files)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := calibrate.PoolRun(ctx, pc)
 	if err != nil {
 		return err
 	}
-	gap := spreads[0].Top - spreads[0].Bottom
-	for _, s := range spreads {
-		if s.Top-s.Bottom != gap {
-			return fmt.Errorf("-pool: matches of different gaps (%d vs %d and %d vs %d)", spreads[0].Top, spreads[0].Bottom, s.Top, s.Bottom)
-		}
-	}
-	rep := &calibrate.Report{Config: &calibrate.Config{SpreadGap: gap}, Spreads: spreads}
-	fmt.Printf("pooled %d files\n", len(files))
-	if err := rep.WriteSpreadText(os.Stdout); err != nil {
+	fmt.Printf("pooled %d files\n", len(pc.Files))
+	if err := rep.WritePoolText(os.Stdout); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(pc.OutDir, 0o755); err != nil {
 		return err
 	}
-	written, err := rep.WritePlots(out)
+	written, err := rep.WritePlots(pc.OutDir)
 	for _, p := range written {
 		fmt.Printf("wrote %s\n", p)
 	}

@@ -33,7 +33,11 @@ func main() {
 	reportThink := flag.Duration("report-think", -1, "in debug mode, say before each bestmove \"info string played M think D\", as HumChess does")
 	plan := flag.String("plan", "", "per-game misbehaviour, games counted by ucinewgame: comma-separated crash:N, illegal:N, sleep:N, garbage:N or ok (fires at the game's go number N+1)")
 	state := flag.String("state", "", "file keeping the ucinewgame count across restarts (for -plan)")
+	extra := flag.String("options", "", "more spin options declared and accepted, comma-separated (e.g. Threads,Hash, as a judging Stockfish is set up)")
 	flag.Parse()
+	if *extra != "" {
+		extraOptions = strings.Split(*extra, ",")
+	}
 	steps := strings.Split(*plan, ",")
 	gameNo := readCount(*state)
 	gameGos := 0
@@ -61,6 +65,9 @@ func main() {
 			say("id name %s", *name)
 			say("id author humchess tests")
 			say("option name UCI_Elo type spin default 1500 min 100 max 3000")
+			for _, o := range extraOptions {
+				say("option name %s type spin default 1 min 1 max 1024", o)
+			}
 			say("uciok")
 		case "setoption":
 			if msg := setOption(f[1:]); msg != "" {
@@ -149,6 +156,11 @@ func setOption(args []string) string {
 		return "setoption: want name <id> [value <x>]"
 	}
 	name, value, _ := strings.Cut(strings.Join(args[1:], " "), " value ")
+	for _, o := range extraOptions {
+		if strings.EqualFold(name, o) {
+			return "" // accepted, no effect
+		}
+	}
 	if !strings.EqualFold(name, "UCI_Elo") {
 		return fmt.Sprintf("setoption: unknown option %q", name)
 	}
@@ -158,6 +170,9 @@ func setOption(args []string) string {
 	}
 	return ""
 }
+
+// extraOptions are the -options declared beside UCI_Elo.
+var extraOptions []string
 
 // readCount reads the game count kept in path (0 when there is none).
 func readCount(path string) int {

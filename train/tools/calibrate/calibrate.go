@@ -77,6 +77,26 @@ type Config struct {
 }
 
 func (c *Config) defaults() error {
+	c.fill()
+	bad := func(format string, a ...any) error { return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...)) }
+	switch {
+	case c.Engine == "" || c.Net == "" || c.NetHash == "":
+		return bad("need the engine, the net and its hash")
+	case c.Judge == "":
+		return bad("need a judging engine (Stockfish)")
+	case !c.TC.Clock():
+		return bad("need a clock (base+inc)")
+	case len(c.Labels) == 0 || c.ProfileGames <= 0:
+		return bad("need labels and profile games")
+	case c.OutDir == "":
+		return bad("need an output folder")
+	}
+	sort.Ints(c.Labels)
+	return nil
+}
+
+// fill sets the defaults of the zero fields.
+func (c *Config) fill() {
 	if c.Rounds <= 0 {
 		c.Rounds = 1
 	}
@@ -95,21 +115,6 @@ func (c *Config) defaults() error {
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
-	bad := func(format string, a ...any) error { return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...)) }
-	switch {
-	case c.Engine == "" || c.Net == "" || c.NetHash == "":
-		return bad("need the engine, the net and its hash")
-	case c.Judge == "":
-		return bad("need a judging engine (Stockfish)")
-	case !c.TC.Clock():
-		return bad("need a clock (base+inc)")
-	case len(c.Labels) == 0 || c.ProfileGames <= 0:
-		return bad("need labels and profile games")
-	case c.OutDir == "":
-		return bad("need an output folder")
-	}
-	sort.Ints(c.Labels)
-	return nil
 }
 
 // Class is the time class of the games played.
@@ -162,6 +167,9 @@ type Report struct {
 	References []Reference
 	Filter     []FilterCost
 	Elapsed    map[string]time.Duration // by phase
+	// Pooled is the number of profile files of earlier runs summed into
+	// the one round (PoolRun); 0 for a run that played.
+	Pooled int
 }
 
 // Run plays and measures everything, writing games and files to

@@ -22,7 +22,7 @@ func spreadPGN(t *testing.T, dir, name string, top, bottom int, games ...string)
 		_, err := fmt.Sscanf(strings.Replace(g, ":", " ", 1), "%d-%d %s", &w, &bl, &res)
 		require.NoError(t, err)
 		fmt.Fprintf(&b, "[Event \"HumChess calibrate spread %d vs %d\"]\n[White \"HumChess %d\"]\n[Black \"HumChess %d\"]\n"+
-			"[Result \"%s\"]\n[WhiteElo \"%d\"]\n[BlackElo \"%d\"]\n\n1. e4 e5 %s\n\n", top, bottom, w, bl, res, w, bl, res)
+			"[Result \"%s\"]\n[WhiteElo \"%d\"]\n[BlackElo \"%d\"]\n[TimeControl \"180+2\"]\n\n1. e4 e5 %s\n\n", top, bottom, w, bl, res, w, bl, res)
 	}
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))

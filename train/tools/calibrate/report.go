@@ -46,27 +46,8 @@ func (rep *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	if n := len(rep.Rounds); n > 0 {
-		last := rep.Rounds[n-1]
 		fmt.Fprintf(&b, "\nlast round against humans (goal: within %.0f%%): label  blunder%% engine/human  cpl engine/human\n", 100*Tolerance)
-		ok, played := 0, 0
-		for _, p := range last.Settings.Points {
-			k := profile.Key{Band: profile.Band(p.Elo), Class: rep.Class}
-			e, h := last.Engine.Get(k), rep.Humans.Get(k)
-			if e.Moves == 0 {
-				continue // a label this run did not play (-labels)
-			}
-			played++
-			be, _, _ := e.BlunderRate()
-			bh, _, _ := h.BlunderRate()
-			ce, _, _ := e.MeanCPL()
-			ch, _, _ := h.MeanCPL()
-			both := Within(be, bh, Tolerance) && Within(ce, ch, Tolerance)
-			if both {
-				ok++
-			}
-			fmt.Fprintf(&b, "  %5d  %5.1f / %-5.1f %s  %4.0f / %-4.0f %s\n", p.Elo, 100*be, 100*bh, mark(Within(be, bh, Tolerance)), ce, ch, mark(Within(ce, ch, Tolerance)))
-		}
-		fmt.Fprintf(&b, "  %d of %d labels played within %.0f%% on both\n", ok, played, 100*Tolerance)
+		rep.writeVerdict(&b, rep.Rounds[n-1], false)
 	}
 
 	fmt.Fprintf(&b, "\nsettings per round (rating input / temperature / blunder scale / focus):\n  label")
@@ -125,6 +106,66 @@ func (rep *Report) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeVerdict prints, for each label round played, the engine's blunder
+// rate and centipawn loss beside the humans' and whether each is within
+// Tolerance, then how many labels are within on both; counts adds the
+// engine's judged moves and games of each label.
+func (rep *Report) writeVerdict(b *strings.Builder, round Round, counts bool) {
+	ok, played := 0, 0
+	for _, p := range round.Settings.Points {
+		k := profile.Key{Band: profile.Band(p.Elo), Class: rep.Class}
+		e, h := round.Engine.Get(k), rep.Humans.Get(k)
+		if e.Moves == 0 {
+			continue // a label this run did not play (-labels)
+		}
+		played++
+		be, _, _ := e.BlunderRate()
+		bh, _, _ := h.BlunderRate()
+		ce, _, _ := e.MeanCPL()
+		ch, _, _ := h.MeanCPL()
+		if Within(be, bh, Tolerance) && Within(ce, ch, Tolerance) {
+			ok++
+		}
+		fmt.Fprintf(b, "  %5d  %5.1f / %-5.1f %s  %4.0f / %-4.0f %s", p.Elo, 100*be, 100*bh, mark(Within(be, bh, Tolerance)), ce, ch, mark(Within(ce, ch, Tolerance)))
+		if counts {
+			fmt.Fprintf(b, "   %d moves, %d games", e.Moves, e.Games)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "  %d of %d labels played within %.0f%% on both\n", ok, played, 100*Tolerance)
+}
+
+// WritePoolText prints a pooled report (PoolRun): the error profile of the
+// pooled profile games beside the humans', each label's verdict with its
+// moves and games, the labels' settings, and the pooled spread.
+func (rep *Report) WritePoolText(w io.Writer) error {
+	var b strings.Builder
+	if len(rep.Rounds) > 0 {
+		cfg, r := rep.Config, rep.Rounds[0]
+		fmt.Fprintf(&b, "net %s (sha256 %.12s), %s %s on a virtual human clock, moves judged by Stockfish at %d nodes; %d profile files, %d games\n",
+			cfg.NetName, cfg.NetHash, rep.Class, cfg.TC, cfg.JudgeNodes, rep.Pooled, r.Games)
+		fmt.Fprintf(&b, "\nerror profile (band = rating ±%d; blunder: expected-score loss >= %.2f; cpl capped at ±%d cp; engine label = band); humans: %d games\n",
+			profile.BandWidth/2, profile.BlunderLoss, profile.CPCap, rep.HumanGames)
+		cols := []profile.Column{{Name: "humans", Profile: rep.Humans}, {Name: fmt.Sprintf("engine pooled (%d games)", r.Games), Profile: r.Engine}}
+		if err := profile.WriteTable(&b, cols, 1); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\npooled against humans (goal: within %.0f%%): label  blunder%% engine/human  cpl engine/human\n", 100*Tolerance)
+		rep.writeVerdict(&b, r, true)
+		b.WriteString("\nsettings (rating input / temperature / blunder scale / focus / guidance):\n")
+		for _, p := range r.Settings.Points {
+			fmt.Fprintf(&b, "  %5d | %4.0f / %4.2f / %4.2f / %4.2f", p.Elo, p.Rating, p.Temperature, p.BlunderScale, p.Focus)
+			if p.Guidance > 0 {
+				fmt.Fprintf(&b, " / %.2f against %.0f", p.Guidance, p.GuidanceRating)
+			}
+			b.WriteString("\n")
+		}
+	}
+	rep.writeSpreads(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func mark(ok bool) string {
 	if ok {
 		return "ok"
@@ -155,14 +196,6 @@ func (rep *Report) writeSpreads(b *strings.Builder) {
 			s.Top, s.Bottom, s.Score.Games(), s.Score.Wins, s.Score.Draws, s.Score.Losses, 100*p, 100*lo, 100*hi,
 			elo(d), elo(dlo), elo(dhi), mark(math.Abs(p-TargetSpread) <= TargetSpreadT))
 	}
-}
-
-// WriteSpreadText prints the spread table alone (Pool's report).
-func (rep *Report) WriteSpreadText(w io.Writer) error {
-	var b strings.Builder
-	rep.writeSpreads(&b)
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // Ladder sums the spread matches that chain (each one's bottom label the
@@ -259,7 +292,10 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 	}
 	cols := []col{{"humans", rep.Humans}}
 	for i, r := range rep.Rounds {
-		if i == 0 || i == len(rep.Rounds)-1 {
+		switch {
+		case rep.Pooled > 0:
+			cols = append(cols, col{"engine pooled", r.Engine})
+		case i == 0 || i == len(rep.Rounds)-1:
 			cols = append(cols, col{fmt.Sprintf("engine round %d", i+1), r.Engine})
 		}
 	}
