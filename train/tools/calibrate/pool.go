@@ -10,8 +10,9 @@ import (
 	"github.com/humchess/humchess/train/data/pgn"
 )
 
-// ErrPool is returned for a file Pool cannot read as a spread match.
-var ErrPool = errors.New("calibrate: not a spread match")
+// ErrPool is returned for a file Pool or PoolRun cannot read as a
+// calibrate run's games, or for files that cannot be pooled together.
+var ErrPool = errors.New("calibrate: cannot pool")
 
 // Pool reads the spread games of earlier runs (their spread-X-Y.pgn files,
 // from one seed or several) and sums them by match: one Spread per pair of
