@@ -354,6 +354,9 @@ func (r *runner) judgeCached(f profileFile) (profile.Profile, int, error) {
 	if err := eachGame([]string{path}, func(*pgn.Game) { games++ }); err != nil {
 		return nil, 0, err
 	}
+	if games == 0 {
+		return nil, 0, fmt.Errorf("%w: %s has no complete game (truncated?)", ErrPool, path)
+	}
 	out, err := json.MarshalIndent(judgedFile{File: filepath.Base(path), JudgeNodes: r.cfg.JudgeNodes, Games: games, Profile: prof}, "", " ")
 	if err != nil {
 		return nil, 0, err

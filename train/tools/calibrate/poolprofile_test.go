@@ -69,7 +69,8 @@ func profileRun(t *testing.T, dir string, temp float64, games map[int]int) map[i
 // (every clocked move judged, each game one cluster), beside the humans of
 // their class and the pooled spread; pooling again reads the judgements
 // from the cache (the judge is not started); a label whose files played
-// different settings, a file without its settings, and a profile pool
+// different settings, a file without its settings, a file cut inside its
+// game, and a profile pool
 // without a judge are errors (spread games are checked against their
 // settings too); the same games under two paths count once.
 func TestPoolRun(t *testing.T) {
@@ -150,6 +151,16 @@ func TestPoolRun(t *testing.T) {
 	_, err = PoolRun(context.Background(), pc)
 	assert.ErrorIs(t, err, ErrPool)
 	assert.ErrorContains(t, err, "found 0")
+
+	// A file cut inside its only game's moves has no game to judge.
+	cut := profileRun(t, filepath.Join(dir, "e", "round1"), 1.2, map[int]int{800: 1})
+	raw, err = os.ReadFile(cut[800])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cut[800], raw[:strings.Index(string(raw), "5. ")], 0o644))
+	pc.Files = []string{cut[800]}
+	_, err = PoolRun(context.Background(), pc)
+	assert.ErrorIs(t, err, ErrPool)
+	assert.ErrorContains(t, err, "no complete game")
 
 	pc.Files, pc.Judge = []string{b[800]}, ""
 	_, err = PoolRun(context.Background(), pc)
