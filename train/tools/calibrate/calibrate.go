@@ -526,8 +526,9 @@ func eachGame(paths []string, f func(g *pgn.Game)) error {
 	return nil
 }
 
-// judge analyses the games of the PGN files and returns their profile.
-func (r *runner) judge(paths []string) (profile.Profile, error) {
+// judge analyses the games of the PGN files and returns their profile and
+// how many games it read.
+func (r *runner) judge(paths []string) (profile.Profile, int, error) {
 	an := profile.NewAnalyser(r.ctx, r.judgeConfig(), client.Limits{Nodes: r.cfg.JudgeNodes}, r.cfg.Workers)
 	t := time.Now()
 	n := 0
@@ -537,11 +538,11 @@ func (r *runner) judge(paths []string) (profile.Profile, error) {
 	})
 	if err != nil {
 		_, _ = an.Wait() // the read error is the one to report
-		return nil, err
+		return nil, n, err
 	}
 	res, err := an.Wait()
 	if err != nil {
-		return nil, err
+		return nil, n, err
 	}
 	prof := profile.Profile{}
 	for _, x := range res {
@@ -555,7 +556,7 @@ func (r *runner) judge(paths []string) (profile.Profile, error) {
 		prof.AddGame(class, ms)
 	}
 	r.logf("judged %d games in %.0f s%s", n, time.Since(t).Seconds(), retried(an))
-	return prof, nil
+	return prof, n, nil
 }
 
 // retried says how many games an analysed again after its judge died or
@@ -586,7 +587,7 @@ func (r *runner) profileRound(k int, settings *calib.Calibration) (profile.Profi
 		n += sum.Games
 		paths = append(paths, p)
 	}
-	prof, err := r.judge(paths)
+	prof, _, err := r.judge(paths)
 	return prof, n, err
 }
 
@@ -611,7 +612,7 @@ func (r *runner) spreads(settings *calib.Calibration) ([]Spread, profile.Profile
 		out = append(out, Spread{Top: x, Bottom: y, Score: sum.Score})
 		paths = append(paths, p)
 	}
-	prof, err := r.judge(paths)
+	prof, _, err := r.judge(paths)
 	return out, prof, err
 }
 

@@ -346,12 +346,8 @@ func (r *runner) judgeCached(f profileFile) (profile.Profile, int, error) {
 		return j.Profile, j.Games, nil
 	}
 	r.logf("judging %s", path)
-	prof, err := r.judge([]string{path})
+	prof, games, err := r.judge([]string{path})
 	if err != nil {
-		return nil, 0, err
-	}
-	games := 0
-	if err := eachGame([]string{path}, func(*pgn.Game) { games++ }); err != nil {
 		return nil, 0, err
 	}
 	if games == 0 {
